@@ -1,0 +1,289 @@
+"""Body storage: a structure of arrays with generational handles, and the ``Body`` view over one row.
+
+Rows are addressed by index; a removed row goes on a free list and its generation is bumped, so that a
+stale ``Body`` handle raises instead of silently reading the body that reused its row. The arrays grow by
+doubling; kernels receive the arrays themselves (``BodyArrays`` never holds Python objects per body).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .core.vecmath import quat_to_mat
+from .validate import finite_float, non_negative_float, unit_quaternion, vec
+
+if TYPE_CHECKING:
+    from .world import World
+
+# name -> (trailing shape, dtype, fill value for a fresh row)
+_FIELDS: dict[str, tuple[tuple[int, ...], type, float]] = {
+    "pos": ((3,), np.float64, 0.0),  # centre of mass, world frame
+    "quat": ((4,), np.float64, 0.0),  # orientation (x, y, z, w)
+    "vel": ((3,), np.float64, 0.0),
+    "angvel": ((3,), np.float64, 0.0),
+    "force": ((3,), np.float64, 0.0),  # accumulated until the next step, then cleared
+    "torque": ((3,), np.float64, 0.0),
+    "inv_mass": ((), np.float64, 0.0),
+    "mass": ((), np.float64, 0.0),
+    "inv_inertia_local": ((3, 3), np.float64, 0.0),
+    "inv_inertia": ((3, 3), np.float64, 0.0),  # world frame, R·I⁻¹·Rᵀ, refreshed after each move
+    "restitution": ((), np.float64, 0.0),
+    "friction": ((), np.float64, 0.0),
+    "gravity_scale": ((), np.float64, 1.0),
+    "com_offset": ((3,), np.float64, 0.0),  # centre of mass in the shape's given frame (hulls)
+    "kind": ((), np.int64, -1),
+    "params": ((4,), np.float64, 0.0),
+    "static": ((), np.bool_, False),
+    "alive": ((), np.bool_, False),
+    "awake": ((), np.bool_, True),
+    "sleep_time": ((), np.float64, 0.0),
+    "generation": ((), np.int64, 0),
+    "radius": ((), np.float64, 0.0),  # bounding radius about the centre of mass
+}
+
+
+class BodyArrays:
+    """The engine's body state, one row per body slot; ``n`` is the number of slots ever used, and
+    ``alive[:n]`` tells which of them hold a body. Every field listed in ``_FIELDS`` is an attribute."""
+
+    def __init__(self, capacity: int = 64) -> None:
+        self.n = 0
+        self.capacity = 0
+        self.free: list[int] = []
+        self._grow(capacity)
+
+    def _grow(self, capacity: int) -> None:
+        for name, (shape, dtype, fill) in _FIELDS.items():
+            new = np.full((capacity, *shape), fill, dtype=dtype)
+            if self.capacity:
+                new[: self.capacity] = getattr(self, name)
+            setattr(self, name, new)
+        self.capacity = capacity
+
+    def allocate(self) -> int:
+        """A free row index (reusing removed rows first), growing the arrays when full."""
+        if self.free:
+            return self.free.pop()
+        if self.n == self.capacity:
+            self._grow(2 * self.capacity)
+        self.n += 1
+        return self.n - 1
+
+    def release(self, i: int) -> None:
+        """Free row ``i``: reset it to the fresh-row values, keep and bump its generation."""
+        gen = self.generation[i] + 1
+        for name, (_shape, _dtype, fill) in _FIELDS.items():
+            getattr(self, name)[i] = fill
+        self.generation[i] = gen
+        self.free.append(i)
+
+    def refresh_inertia(self, i: int) -> None:
+        """World inverse inertia of row ``i`` from its orientation: R·I⁻¹_local·Rᵀ."""
+        r = np.array(quat_to_mat(tuple(self.quat[i]))).reshape(3, 3)
+        self.inv_inertia[i] = r @ self.inv_inertia_local[i] @ r.T
+
+
+class Body:
+    """A handle to one body of a ``World``: properties read and write the body's row in the arrays.
+
+    Values come back as fresh numpy arrays (changing them does not change the body); assign to the
+    property to change the body, e.g. ``body.position = (0, 2, 0)``. Using a handle after its body was
+    removed raises ``ValueError``."""
+
+    __slots__ = ("_world", "index", "generation")
+
+    def __init__(self, world: World, index: int, generation: int) -> None:
+        self._world = world
+        self.index = index
+        self.generation = generation
+
+    @property
+    def _data(self) -> BodyArrays:
+        d = self._world.data
+        if not d.alive[self.index] or d.generation[self.index] != self.generation:
+            raise ValueError("this body has been removed from its world")
+        return d
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Body) and other._world is self._world and other.index == self.index
+                and other.generation == self.generation)
+
+    def __hash__(self) -> int:
+        return hash((id(self._world), self.index, self.generation))
+
+    def __repr__(self) -> str:
+        return f"Body(index={self.index}, generation={self.generation})"
+
+    @property
+    def alive(self) -> bool:
+        """False once the body has been removed."""
+        d = self._world.data
+        return bool(d.alive[self.index] and d.generation[self.index] == self.generation)
+
+    @property
+    def shape(self):
+        """The shape object the body was created with."""
+        _ = self._data
+        return self._world._shapes[self.index]
+
+    @property
+    def position(self) -> np.ndarray:
+        """Origin of the shape's frame in world coordinates (the centre of mass, except for hulls built
+        from off-centre points)."""
+        d = self._data
+        r = np.array(quat_to_mat(tuple(d.quat[self.index]))).reshape(3, 3)
+        return d.pos[self.index] - r @ d.com_offset[self.index]
+
+    @position.setter
+    def position(self, value) -> None:
+        d = self._data
+        p = vec("position", value)
+        r = np.array(quat_to_mat(tuple(d.quat[self.index]))).reshape(3, 3)
+        d.pos[self.index] = p + r @ d.com_offset[self.index]
+        self._world._touch(self.index)
+
+    @property
+    def center_of_mass(self) -> np.ndarray:
+        """The centre of mass in world coordinates."""
+        return self._data.pos[self.index].copy()
+
+    @property
+    def orientation(self) -> np.ndarray:
+        """Unit quaternion (x, y, z, w)."""
+        return self._data.quat[self.index].copy()
+
+    @orientation.setter
+    def orientation(self, value) -> None:
+        d = self._data
+        origin = self.position
+        d.quat[self.index] = unit_quaternion("orientation", value)
+        d.refresh_inertia(self.index)
+        self.position = origin
+
+    @property
+    def linear_velocity(self) -> np.ndarray:
+        """Velocity of the centre of mass, m/s."""
+        return self._data.vel[self.index].copy()
+
+    @linear_velocity.setter
+    def linear_velocity(self, value) -> None:
+        d = self._data
+        if not d.static[self.index]:
+            d.vel[self.index] = vec("linear_velocity", value)
+        self._world._touch(self.index)
+
+    @property
+    def angular_velocity(self) -> np.ndarray:
+        """Angular velocity in the world frame, rad/s."""
+        return self._data.angvel[self.index].copy()
+
+    @angular_velocity.setter
+    def angular_velocity(self, value) -> None:
+        d = self._data
+        if not d.static[self.index]:
+            d.angvel[self.index] = vec("angular_velocity", value)
+        self._world._touch(self.index)
+
+    @property
+    def mass(self) -> float:
+        """Mass in kg; 0 for a static body. Setting it rescales the inertia to match."""
+        return float(self._data.mass[self.index])
+
+    @mass.setter
+    def mass(self, value) -> None:
+        self._world._set_mass(self.index, non_negative_float("mass", value))
+
+    @property
+    def static(self) -> bool:
+        """True for an immovable body (infinite mass and inertia)."""
+        return bool(self._data.static[self.index])
+
+    @static.setter
+    def static(self, value: bool) -> None:
+        d = self._data
+        if bool(value):
+            self._world._set_mass(self.index, 0.0)
+        elif d.static[self.index]:
+            self._world._set_mass(self.index, self._world._default_masses.get(self.index, 1.0))
+
+    @property
+    def restitution(self) -> float:
+        return float(self._data.restitution[self.index])
+
+    @restitution.setter
+    def restitution(self, value) -> None:
+        self._data.restitution[self.index] = non_negative_float("restitution", value)
+        self._world._touch(self.index)
+
+    @property
+    def friction(self) -> float:
+        return float(self._data.friction[self.index])
+
+    @friction.setter
+    def friction(self, value) -> None:
+        self._data.friction[self.index] = non_negative_float("friction", value)
+        self._world._touch(self.index)
+
+    @property
+    def gravity_scale(self) -> float:
+        """Multiplier on the world's gravity for this body (0: floats, -1: falls upwards)."""
+        return float(self._data.gravity_scale[self.index])
+
+    @gravity_scale.setter
+    def gravity_scale(self, value) -> None:
+        self._data.gravity_scale[self.index] = finite_float("gravity_scale", value)
+        self._world._touch(self.index)
+
+    @property
+    def awake(self) -> bool:
+        """False while the body sleeps (it costs nothing in the solver until something wakes it)."""
+        return bool(self._data.awake[self.index])
+
+    @awake.setter
+    def awake(self, value: bool) -> None:
+        d = self._data
+        if value:
+            self._world._touch(self.index)
+        elif not d.static[self.index]:
+            d.awake[self.index] = False
+            d.vel[self.index] = 0.0
+            d.angvel[self.index] = 0.0
+
+    def apply_force(self, force, point=None) -> None:
+        """Add ``force`` (N) for the next step, at world ``point`` (default: the centre of mass, so no
+        torque); a force off the centre also adds the torque (point − com) × force."""
+        d = self._data
+        f = vec("force", force)
+        d.force[self.index] += f
+        if point is not None:
+            r = vec("point", point) - d.pos[self.index]
+            d.torque[self.index] += np.cross(r, f)
+        self._world._touch(self.index)
+
+    def apply_torque(self, torque) -> None:
+        """Add ``torque`` (N·m, world frame) for the next step."""
+        d = self._data
+        d.torque[self.index] += vec("torque", torque)
+        self._world._touch(self.index)
+
+    def apply_impulse(self, impulse, point=None) -> None:
+        """Change the momentum at once by ``impulse`` (N·s) at world ``point`` (default: centre of mass):
+        Δv = j/m, Δω = I⁻¹ (r × j)."""
+        d = self._data
+        i = self.index
+        j = vec("impulse", impulse)
+        if d.static[i]:
+            return
+        d.vel[i] += j * d.inv_mass[i]
+        if point is not None:
+            r = vec("point", point) - d.pos[i]
+            d.angvel[i] += d.inv_inertia[i] @ np.cross(r, j)
+        self._world._touch(i)
+
+    def velocity_at(self, point) -> np.ndarray:
+        """Velocity of the material point of the body at world ``point``: v + ω × (p − com)."""
+        d = self._data
+        r = vec("point", point) - d.pos[self.index]
+        return d.vel[self.index] + np.cross(d.angvel[self.index], r)

@@ -1,0 +1,1 @@
+"""The kernel layer: ``@njit`` functions over the body arrays. Only this package imports numba."""

@@ -1,0 +1,86 @@
+"""Time integration of the body arrays: semi-implicit (symplectic) Euler.
+
+Velocities are advanced first from forces, then positions from the new velocities (Catto 2005 and every
+game engine since): this ordering is symplectic, so orbits and bounces keep their energy where an explicit
+Euler step would gain it. Rotations add the gyroscopic term of Euler's equations with the implicit
+midpoint rule, which conserves both the kinetic energy and the body-frame angular momentum of a free body
+exactly (quadratic invariants), so a spinning body neither speeds up nor slows down.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .vecmath import (
+    add,
+    cross,
+    load3,
+    load4,
+    load_mat,
+    mad,
+    mat_inverse,
+    mat_vec,
+    quat_integrate,
+    quat_inv_rotate,
+    quat_rotate,
+    quat_to_mat,
+    rotate_inertia,
+    scale,
+    store3,
+    store4,
+    store_mat,
+    sub,
+)
+
+
+@njit(cache=True)
+def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, inv_inertia_local,
+                         gravity_scale, gravity, h, linear_damping, angular_damping):
+    """Advance the velocities of the rows flagged in ``moving`` (awake, dynamic) by one sub-step ``h``.
+
+    v += h·(g·s + F/m); ω from the torque and the gyroscopic term ω × Iω, solved in the body frame by the
+    implicit midpoint rule (fixed-point iteration, Hairer, Lubich & Wanner, "Geometric Numerical
+    Integration", §VI.3); then damping as v ← v / (1 + h·c), which stays stable for any c ≥ 0."""
+    lin = 1.0 / (1.0 + h * linear_damping)
+    ang = 1.0 / (1.0 + h * angular_damping)
+    for i in range(n):
+        if not moving[i]:
+            continue
+        v = load3(vel, i)
+        v = mad(v, gravity, h * gravity_scale[i])
+        v = mad(v, load3(force, i), h * inv_mass[i])
+        store3(vel, i, scale(v, lin))
+
+        q = load4(quat, i)
+        inv_i = load_mat(inv_inertia_local, i)
+        w = quat_inv_rotate(q, load3(angvel, i))
+        w = add(w, mat_vec(inv_i, scale(quat_inv_rotate(q, load3(torque, i)), h)))
+        inertia = mat_inverse(inv_i)
+        # ω₁ = ω₀ − h·I⁻¹(ω½ × Iω½), ω½ = (ω₀ + ω₁)/2: a contraction for h·|ω| ≪ 1, so a few passes suffice
+        w1 = w
+        for _ in range(4):
+            wm = scale(add(w, w1), 0.5)
+            w1 = sub(w, mat_vec(inv_i, scale(cross(wm, mat_vec(inertia, wm)), h)))
+        store3(angvel, i, scale(quat_rotate(q, w1), ang))
+
+
+@njit(cache=True)
+def integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h):
+    """x += h·v and q += ½·h·ω⊗q (renormalised) for the ``moving`` rows, then the world inverse inertia
+    R·I⁻¹·Rᵀ from the new orientation."""
+    for i in range(n):
+        if not moving[i]:
+            continue
+        store3(pos, i, mad(load3(pos, i), load3(vel, i), h))
+        q = quat_integrate(load4(quat, i), load3(angvel, i), h)
+        store4(quat, i, q)
+        store_mat(inv_inertia, i, rotate_inertia(quat_to_mat(q), load_mat(inv_inertia_local, i)))
+
+
+@njit(cache=True)
+def clear_forces(n, force, torque):
+    """Zero the force and torque accumulators after a step has used them."""
+    for i in range(n):
+        for k in range(3):
+            force[i, k] = 0.0
+            torque[i, k] = 0.0

@@ -1,0 +1,499 @@
+"""Collision response: the sequential-impulse contact solver, the projection and penalty methods, and the
+joints solved with the contacts.
+
+The impulse method is Catto's sequential impulses (GDC 2005) arranged as Box2D v3's "soft step"
+(Catto, "Solver2D", 2024): per step the contacts are prepared once; per sub-step the velocities are
+integrated, the accumulated impulses of the last sub-step applied again (warm starting), every contact
+solved once with a soft position bias, the positions integrated, and the contacts solved once more without
+bias ("relax"), so that the push-out of overlaps never turns into kinetic energy. Restitution is applied
+after the last sub-step from the approach speed recorded at impact. The soft constraint (a spring and
+damper expressed through the constraint's effective mass) is why we prefer it to Baumgarte's bias: its
+stiffness is bounded by the sub-step rate, so deep overlaps come apart smoothly instead of exploding, and
+the relax pass removes the velocity that the bias added.
+
+Every contact point k carries, in the arrays of ``ContactSolverData`` (``sandbox/engine/contacts.py``):
+bodies ``cb[k] = (a, b)``, unit normal ``cn[k]`` (A to B) and tangents ``ct1``, ``ct2``; anchors ``cra``,
+``crb`` (contact point minus centre of mass, world frame, fixed for the step) and the same anchors in each
+body's frame ``cla``, ``clb`` (to measure the current separation as the bodies move); effective masses
+``cmn``, ``cmt1``, ``cmt2``; friction ``cmu``; restitution ``ce``; the normal velocity at the start of the
+step ``cvn0``; the approach speed at impact ``capp``; accumulated impulses ``cln``, ``clt1``, ``clt2``;
+and the largest normal impulse of the step ``clmax``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .vecmath import (
+    add,
+    cross,
+    dot,
+    length,
+    load3,
+    load4,
+    load_mat,
+    mad,
+    mat_inverse,
+    mat_vec,
+    quat_inv_rotate,
+    quat_rotate,
+    scale,
+    store3,
+    sub,
+    tangent_basis,
+)
+
+RULE_PRODUCT = 0
+RULE_MIN = 1
+RULE_MAX = 2
+RULE_AVERAGE = 3
+
+
+@njit(cache=True)
+def combine_restitution(ea, eb, rule):
+    """The pair's restitution from the two bodies' values under the selected rule (product by default)."""
+    if rule == RULE_MIN:
+        return min(ea, eb)
+    if rule == RULE_MAX:
+        return max(ea, eb)
+    if rule == RULE_AVERAGE:
+        return 0.5 * (ea + eb)
+    return ea * eb
+
+
+@njit(cache=True)
+def soft_coefficients(hertz, zeta, h):
+    """Soft constraint coefficients (bias rate, mass scale, impulse scale) of a spring of frequency
+    ``hertz`` and damping ratio ``zeta`` integrated implicitly over ``h`` (Catto, "Soft Constraints",
+    GDC 2011; Box2D v3 ``b2MakeSoft``)."""
+    if hertz <= 0.0:
+        return 0.0, 1.0, 0.0
+    omega = 2.0 * math.pi * hertz
+    a1 = 2.0 * zeta + h * omega
+    a2 = h * omega * a1
+    a3 = 1.0 / (1.0 + a2)
+    return omega / a1, a2 * a3, a3
+
+
+@njit(cache=True)
+def point_velocity(vel, angvel, i, r):
+    """Velocity of the material point at offset ``r`` from body ``i``'s centre: v + ω × r."""
+    return add(load3(vel, i), cross(load3(angvel, i), r))
+
+
+@njit(cache=True)
+def effective_mass(inv_mass, inv_inertia, a, b, ra, rb, d):
+    """1 / (1/ma + 1/mb + (Ia⁻¹(ra×d))×ra·d + (Ib⁻¹(rb×d))×rb·d): the mass that an impulse along ``d`` at
+    the contact sees (the seed's impulse formula with its angular terms); 0 when both are immovable."""
+    rad = cross(ra, d)
+    rbd = cross(rb, d)
+    k = (inv_mass[a] + inv_mass[b] + dot(rad, mat_vec(load_mat(inv_inertia, a), rad))
+         + dot(rbd, mat_vec(load_mat(inv_inertia, b), rbd)))
+    return 1.0 / k if k > 0.0 else 0.0
+
+
+@njit(cache=True)
+def apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, p):
+    """Apply impulse ``p`` to body b at ``rb`` and ``-p`` to body a at ``ra``."""
+    store3(vel, a, mad(load3(vel, a), p, -inv_mass[a]))
+    store3(angvel, a, sub(load3(angvel, a), mat_vec(load_mat(inv_inertia, a), cross(ra, p))))
+    store3(vel, b, mad(load3(vel, b), p, inv_mass[b]))
+    store3(angvel, b, add(load3(angvel, b), mat_vec(load_mat(inv_inertia, b), cross(rb, p))))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Contacts
+
+
+@njit(cache=True)
+def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_depth, m_first,
+                     pos, quat, vel, angvel, inv_mass, inv_inertia, restitution, friction, rule,
+                     prev_m, prev_key, prev_first, prev_npoints, prev_la, prev_ln, prev_lt, nbodies,
+                     S):
+    """Turn the manifolds into solver contact points (one per manifold point) and warm-start them.
+
+    For each point: anchors relative to each centre of mass, the effective masses along the normal and
+    two tangents, combined friction √(μa·μb) and restitution, the normal velocity at the start of the step,
+    and the impulses of the matching point of the last step (same body pair, anchors within 5 cm in body
+    A's frame: contact persistence by proximity). Manifolds arrive sorted by body pair, as do the previous
+    ones, so matching is a merge. ``m_first[i]`` receives the index of manifold i's first point.
+    Returns the number of points."""
+    (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
+     cln, clt1, clt2, clmax) = S
+    k = 0
+    j = 0
+    for i in range(m):
+        a = mb_a[i]
+        b = mb_b[i]
+        key = min(a, b) * nbodies + max(a, b)
+        while j < prev_m and prev_key[j] < key:
+            j += 1
+        matched = j < prev_m and prev_key[j] == key
+        n = load3(m_normal, i)
+        t1, t2 = tangent_basis(n)
+        xa = load3(pos, a)
+        xb = load3(pos, b)
+        qa = load4(quat, a)
+        qb = load4(quat, b)
+        mu = math.sqrt(friction[a] * friction[b])
+        e = combine_restitution(restitution[a], restitution[b], rule)
+        m_first[i] = k
+        for p in range(m_npoints[i]):
+            ra = sub(load3(m_pa[i], p), xa)
+            rb = sub(load3(m_pb[i], p), xb)
+            la = quat_inv_rotate(qa, ra)
+            cb[k, 0] = a
+            cb[k, 1] = b
+            cm[k] = i
+            store3(cn, k, n)
+            store3(ct1, k, t1)
+            store3(ct2, k, t2)
+            store3(cra, k, ra)
+            store3(crb, k, rb)
+            store3(cla, k, la)
+            store3(clb, k, quat_inv_rotate(qb, rb))
+            cmn[k] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, n)
+            cmt1[k] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, t1)
+            cmt2[k] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, t2)
+            cmu[k] = mu
+            ce[k] = e
+            dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
+            cvn0[k] = dot(dv, n)
+            capp[k] = 0.0
+            cln[k] = 0.0
+            clt1[k] = 0.0
+            clt2[k] = 0.0
+            clmax[k] = 0.0
+            if matched and prev_key[j] == key:
+                best = 0.05 * 0.05
+                for q in range(prev_npoints[j]):
+                    pk = prev_first[j] + q
+                    d = sub(load3(prev_la, pk), la)
+                    d2 = dot(d, d)
+                    if d2 < best:
+                        best = d2
+                        cln[k] = prev_ln[pk]
+                        ft = load3(prev_lt, pk)
+                        clt1[k] = dot(ft, t1)
+                        clt2[k] = dot(ft, t2)
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def warm_start(c, S, vel, angvel, inv_mass, inv_inertia, moving):
+    """Apply the accumulated impulses again (Catto 2005): the solver starts from last sub-step's answer,
+    which is what makes stacks converge with few iterations."""
+    cb, cm, cn, ct1, ct2, cra, crb = S[0], S[1], S[2], S[3], S[4], S[5], S[6]
+    cln, clt1, clt2 = S[16], S[17], S[18]
+    for k in range(c):
+        a = cb[k, 0]
+        b = cb[k, 1]
+        if not (moving[a] or moving[b]):
+            continue
+        p = scale(load3(cn, k), cln[k])
+        p = mad(p, load3(ct1, k), clt1[k])
+        p = mad(p, load3(ct2, k), clt2[k])
+        apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, load3(cra, k), load3(crb, k), p)
+
+
+@njit(cache=True)
+def solve_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving, h, use_bias,
+                   contact_hertz, damping_ratio, max_push, linear_slop):
+    """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant.
+
+    Normal: the current separation s is measured from the moved anchors; s > 0 is a speculative contact
+    that only stops the approach that would close the gap within the sub-step (v_n ≥ −s/h); an overlap
+    gets a soft bias (spring of ``contact_hertz``, capped at ``max_push`` m/s) when ``use_bias``, none in
+    the relax pass. The accumulated impulse is clamped at ≥ 0. Friction: Coulomb, the tangential impulse
+    vector clamped to the disc of radius μ·λn."""
+    (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
+     cln, clt1, clt2, clmax) = S
+    bias_rate, mass_scale, impulse_scale = soft_coefficients(contact_hertz, damping_ratio, h)
+    inv_h = 1.0 / h
+    for k in range(c):
+        a = cb[k, 0]
+        b = cb[k, 1]
+        if not (moving[a] or moving[b]):
+            continue
+        n = load3(cn, k)
+        ra = load3(cra, k)
+        rb = load3(crb, k)
+        pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(cla, k)))
+        pb = add(load3(pos, b), quat_rotate(load4(quat, b), load3(clb, k)))
+        s = dot(sub(pb, pa), n)
+        dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
+        vn = dot(dv, n)
+        bias = 0.0
+        ms = 1.0
+        isc = 0.0
+        if s > 0.0:
+            bias = s * inv_h
+        elif use_bias:
+            bias = max(bias_rate * min(s + linear_slop, 0.0), -max_push)
+            ms = mass_scale
+            isc = impulse_scale
+        lam = -cmn[k] * ms * (vn + bias) - isc * cln[k]
+        new = max(cln[k] + lam, 0.0)
+        lam = new - cln[k]
+        if new > 0.0 and clmax[k] == 0.0:
+            capp[k] = max(-vn, 0.0)  # the approach speed at the moment of impact, for restitution
+        cln[k] = new
+        clmax[k] = max(clmax[k], new)
+        apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, scale(n, lam))
+
+        # friction after the normal, against the updated velocity
+        dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
+        t1 = load3(ct1, k)
+        t2 = load3(ct2, k)
+        l1 = clt1[k] - cmt1[k] * dot(dv, t1)
+        l2 = clt2[k] - cmt2[k] * dot(dv, t2)
+        cap = cmu[k] * cln[k]
+        mag = math.sqrt(l1 * l1 + l2 * l2)
+        if mag > cap:
+            f = cap / mag
+            l1 *= f
+            l2 *= f
+        p = add(scale(t1, l1 - clt1[k]), scale(t2, l2 - clt2[k]))
+        clt1[k] = l1
+        clt2[k] = l2
+        apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, p)
+
+
+@njit(cache=True)
+def apply_restitution(c, S, vel, angvel, inv_mass, inv_inertia, moving, threshold):
+    """Restitution after the sub-steps (Box2D v3): each point that was struck faster than ``threshold``
+    gets the normal velocity e·v_approach, v_approach being the approach speed recorded at impact; the
+    total normal impulse stays ≥ 0. Below the threshold nothing bounces, so resting contacts never jitter."""
+    (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
+     cln, clt1, clt2, clmax) = S
+    for k in range(c):
+        a = cb[k, 0]
+        b = cb[k, 1]
+        if ce[k] == 0.0 or clmax[k] == 0.0 or not (moving[a] or moving[b]):
+            continue
+        approach = max(capp[k], -cvn0[k])
+        if approach < threshold:
+            continue
+        n = load3(cn, k)
+        ra = load3(cra, k)
+        rb = load3(crb, k)
+        vn = dot(sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra)), n)
+        lam = -cmn[k] * (vn - ce[k] * approach)
+        new = max(cln[k] + lam, 0.0)
+        lam = new - cln[k]
+        cln[k] = new
+        clmax[k] = max(clmax[k], new)
+        apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, scale(n, lam))
+
+
+@njit(cache=True)
+def store_impulses(m, m_first, m_npoints, S, quat, out_impulse, keep_key, keep_first, keep_np, keep_la,
+                   keep_ln, keep_lt, nbodies):
+    """Copy the accumulated impulses out: per manifold point into ``out_impulse`` (for drawing and
+    events), and into the persistence arrays that next step's ``prepare_contacts`` matches against."""
+    cb, cn, ct1, ct2, cla = S[0], S[2], S[3], S[4], S[7]
+    cln, clt1, clt2 = S[16], S[17], S[18]
+    for i in range(m):
+        f = m_first[i]
+        a = cb[f, 0]
+        b = cb[f, 1]
+        keep_key[i] = min(a, b) * nbodies + max(a, b)
+        keep_first[i] = f
+        keep_np[i] = m_npoints[i]
+        for p in range(m_npoints[i]):
+            k = f + p
+            out_impulse[i, p] = cln[k]
+            keep_ln[k] = cln[k]
+            store3(keep_la, k, load3(cla, k))
+            store3(keep_lt, k, add(scale(load3(ct1, k), clt1[k]), scale(load3(ct2, k), clt2[k])))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Projection and penalty: the two simpler response methods, kept for teaching.
+
+
+@njit(cache=True)
+def project_contacts(c, S, pos, quat, inv_mass, moving):
+    """Projection method: move each pair apart along the normal by the current overlap, shared in
+    proportion to the inverse masses. Velocities are left as they are, which is the method's flaw: a
+    body keeps its approach speed and pushes into the contact again every step (the snooker ball that
+    keeps pushing)."""
+    (cb, cm, cn, ct1, ct2, cra, crb, cla, clb) = S[:9]
+    for k in range(c):
+        a = cb[k, 0]
+        b = cb[k, 1]
+        if not (moving[a] or moving[b]):
+            continue
+        w = inv_mass[a] + inv_mass[b]
+        if w == 0.0:
+            continue
+        n = load3(cn, k)
+        pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(cla, k)))
+        pb = add(load3(pos, b), quat_rotate(load4(quat, b), load3(clb, k)))
+        depth = -dot(sub(pb, pa), n)
+        if depth <= 0.0:
+            continue
+        store3(pos, a, mad(load3(pos, a), n, -depth * inv_mass[a] / w))
+        store3(pos, b, mad(load3(pos, b), n, depth * inv_mass[b] / w))
+
+
+@njit(cache=True)
+def penalty_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving, h, hertz, zeta):
+    """Penalty method: a damped Hooke spring per contact point, F = k·x − c·v_n along the normal (pushing
+    only), with Coulomb friction from the spring force. The stiffness k = m_eff·ω² and damping
+    c = 2ζ·m_eff·ω use the point's effective mass, so one ``hertz`` setting suits light and heavy bodies;
+    the force is applied as the impulse F·h of the sub-step (explicit, so ω·h must stay well below 1)."""
+    (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu) = S[:13]
+    cln, clt1, clt2, clmax = S[16], S[17], S[18], S[19]
+    omega = 2.0 * math.pi * hertz
+    for k in range(c):
+        a = cb[k, 0]
+        b = cb[k, 1]
+        if not (moving[a] or moving[b]):
+            continue
+        n = load3(cn, k)
+        ra = load3(cra, k)
+        rb = load3(crb, k)
+        pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(cla, k)))
+        pb = add(load3(pos, b), quat_rotate(load4(quat, b), load3(clb, k)))
+        x = -dot(sub(pb, pa), n)
+        if x <= 0.0:
+            continue
+        dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
+        vn = dot(dv, n)
+        f = cmn[k] * omega * (omega * x - 2.0 * zeta * vn)
+        if f <= 0.0:
+            continue
+        lam = f * h
+        cln[k] += lam
+        clmax[k] = max(clmax[k], cln[k])
+        apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, scale(n, lam))
+        dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
+        t1 = load3(ct1, k)
+        t2 = load3(ct2, k)
+        l1 = -cmt1[k] * dot(dv, t1)
+        l2 = -cmt2[k] * dot(dv, t2)
+        cap = cmu[k] * lam
+        mag = math.sqrt(l1 * l1 + l2 * l2)
+        if mag > cap:
+            l1 *= cap / mag
+            l2 *= cap / mag
+        clt1[k] += l1
+        clt2[k] += l2
+        apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb,
+                           add(scale(t1, l1), scale(t2, l2)))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Joints: distance joints (rods and ropes) and the mouse grab, solved in the same passes as contacts.
+
+
+@njit(cache=True)
+def joint_anchors(j, jb, jla, jlb, jworld, pos, quat):
+    """World anchors and lever arms of distance joint ``j``: (ra, pa, rb, pb); a world joint (b = −1)
+    has its fixed point ``jworld[j]`` as pb and a zero lever arm."""
+    a = jb[j, 0]
+    b = jb[j, 1]
+    ra = quat_rotate(load4(quat, a), load3(jla, j))
+    pa = add(load3(pos, a), ra)
+    if b >= 0:
+        rb = quat_rotate(load4(quat, b), load3(jlb, j))
+        return ra, pa, rb, add(load3(pos, b), rb)
+    return ra, pa, (0.0, 0.0, 0.0), load3(jworld, j)
+
+
+@njit(cache=True)
+def apply_joint_impulse(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, p):
+    """Impulse ``p`` on body b at ``rb`` and ``-p`` on body a at ``ra``; b = −1 is the immovable world."""
+    store3(vel, a, mad(load3(vel, a), p, -inv_mass[a]))
+    store3(angvel, a, sub(load3(angvel, a), mat_vec(load_mat(inv_inertia, a), cross(ra, p))))
+    if b >= 0:
+        store3(vel, b, mad(load3(vel, b), p, inv_mass[b]))
+        store3(angvel, b, add(load3(angvel, b), mat_vec(load_mat(inv_inertia, b), cross(rb, p))))
+
+
+@njit(cache=True)
+def solve_distance_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, pos, quat, vel, angvel, inv_mass,
+                          inv_inertia, moving, h, use_bias, hertz, zeta, warm):
+    """Distance joints: keep |p_b − p_a| = L between two anchors (Box2D's distance joint, soft).
+
+    ``jb[j] = (a, b)``, with b = −1 for a joint to the fixed world point ``jworld[j]``; local anchors
+    ``jla``, ``jlb``. A rod holds the length both ways; a rope (``jrope``) only pulls (accumulated impulse
+    ≤ 0) and, while slack, acts like a speculative contact: it lets the ends separate just up to the
+    length within the sub-step. With ``warm`` the pass only re-applies the accumulated impulses ``jlam``."""
+    bias_rate, mass_scale, impulse_scale = soft_coefficients(hertz, zeta, h)
+    for j in range(nj):
+        a = jb[j, 0]
+        b = jb[j, 1]
+        if not (moving[a] or (b >= 0 and moving[b])):
+            continue
+        ra, pa, rb, pb = joint_anchors(j, jb, jla, jlb, jworld, pos, quat)
+        d = sub(pb, pa)
+        dist = length(d)
+        if dist < 1e-9:
+            continue
+        u = scale(d, 1.0 / dist)
+        if warm:
+            apply_joint_impulse(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, scale(u, jlam[j]))
+            continue
+        rau = cross(ra, u)
+        k = inv_mass[a] + dot(rau, mat_vec(load_mat(inv_inertia, a), rau))
+        vb = (0.0, 0.0, 0.0)
+        if b >= 0:
+            rbu = cross(rb, u)
+            k += inv_mass[b] + dot(rbu, mat_vec(load_mat(inv_inertia, b), rbu))
+            vb = point_velocity(vel, angvel, b, rb)
+        if k <= 0.0:
+            continue
+        c = dist - jlen[j]
+        vrel = dot(sub(vb, point_velocity(vel, angvel, a, ra)), u)
+        if jrope[j] and c < 0.0:
+            lam = -(vrel + c / h) / k
+        elif use_bias:
+            lam = -mass_scale * (vrel + bias_rate * c) / k - impulse_scale * jlam[j]
+        else:
+            lam = -vrel / k
+        total = jlam[j] + lam
+        if jrope[j]:
+            total = min(total, 0.0)
+        lam = total - jlam[j]
+        jlam[j] = total
+        apply_joint_impulse(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, scale(u, lam))
+
+
+@njit(cache=True)
+def solve_grab(body, local_anchor, target, lam, pos, quat, vel, angvel, inv_mass, inv_inertia, h, hertz,
+               zeta, max_force, use_bias):
+    """Mouse grab: a soft point-to-point spring pulling the anchor of ``body`` towards ``target`` (Box2D's
+    mouse joint). Its stiffness comes from a frequency and damping ratio through the body's 3×3 effective
+    mass at the anchor, K = m⁻¹·E + [r]ᵀ·I⁻¹·[r], so light and heavy bodies respond alike; the accumulated
+    impulse ``lam`` (3,) is clamped to ``max_force·h``, so nothing explodes. ``lam`` is updated in place."""
+    i = body
+    r = quat_rotate(load4(quat, i), (local_anchor[0], local_anchor[1], local_anchor[2]))
+    c = sub(add(load3(pos, i), r), (target[0], target[1], target[2]))
+    bias_rate, mass_scale, impulse_scale = soft_coefficients(hertz, zeta, h)
+    if not use_bias:
+        bias_rate, mass_scale, impulse_scale = 0.0, 1.0, 0.0
+    ii = load_mat(inv_inertia, i)
+    im = inv_mass[i]
+    # column j of K is the anchor's velocity change per unit impulse along axis j: m⁻¹e + (I⁻¹(r×e))×r
+    kx = add((im, 0.0, 0.0), cross(mat_vec(ii, cross(r, (1.0, 0.0, 0.0))), r))
+    ky = add((0.0, im, 0.0), cross(mat_vec(ii, cross(r, (0.0, 1.0, 0.0))), r))
+    kz = add((0.0, 0.0, im), cross(mat_vec(ii, cross(r, (0.0, 0.0, 1.0))), r))
+    kinv = mat_inverse((kx[0], ky[0], kz[0], kx[1], ky[1], kz[1], kx[2], ky[2], kz[2]))
+    rhs = add(point_velocity(vel, angvel, i, r), scale(c, bias_rate))
+    old = (lam[0], lam[1], lam[2])
+    new = sub(scale(old, 1.0 - impulse_scale), scale(mat_vec(kinv, rhs), mass_scale))
+    cap = max_force * h
+    mag = length(new)
+    if mag > cap:
+        new = scale(new, cap / mag)
+    d = sub(new, old)
+    lam[0] = new[0]
+    lam[1] = new[1]
+    lam[2] = new[2]
+    store3(vel, i, mad(load3(vel, i), d, im))
+    store3(angvel, i, add(load3(angvel, i), mat_vec(ii, cross(r, d))))

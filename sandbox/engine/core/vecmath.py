@@ -1,0 +1,292 @@
+"""Vector, quaternion and 3×3 matrix helpers for the kernels: the one math module of the engine.
+
+Every kernel in ``sandbox.engine.core`` does its small-vector arithmetic through these functions, so
+that the collision and solver code reads like the textbook. Vectors are plain tuples ``(x, y, z)``
+and quaternions tuples ``(x, y, z, w)``: numba keeps tuples in registers, where a small numpy array
+would cost a heap allocation in every inner loop. ``load3``/``store3`` move them in and out of the
+structure-of-arrays storage (rows of ``(n, 3)`` arrays). Matrices are row-major tuples of 9 floats.
+
+The functions are plain ``@njit(cache=True)``: LLVM inlines them into their callers, and leaving out
+numba's own ``inline="always"`` keeps compile times short.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+EPS = 1e-12
+
+
+@njit(cache=True)
+def load3(a, i):
+    """Row ``i`` of an ``(n, 3)`` array as a vector tuple."""
+    return (a[i, 0], a[i, 1], a[i, 2])
+
+
+@njit(cache=True)
+def store3(a, i, v):
+    """Write vector tuple ``v`` into row ``i`` of an ``(n, 3)`` array."""
+    a[i, 0] = v[0]
+    a[i, 1] = v[1]
+    a[i, 2] = v[2]
+
+
+@njit(cache=True)
+def load4(a, i):
+    """Row ``i`` of an ``(n, 4)`` array (a quaternion) as a tuple."""
+    return (a[i, 0], a[i, 1], a[i, 2], a[i, 3])
+
+
+@njit(cache=True)
+def store4(a, i, q):
+    """Write the 4-tuple ``q`` into row ``i`` of an ``(n, 4)`` array."""
+    a[i, 0] = q[0]
+    a[i, 1] = q[1]
+    a[i, 2] = q[2]
+    a[i, 3] = q[3]
+
+
+@njit(cache=True)
+def add(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@njit(cache=True)
+def sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@njit(cache=True)
+def scale(a, s):
+    return (a[0] * s, a[1] * s, a[2] * s)
+
+
+@njit(cache=True)
+def mad(a, b, s):
+    """``a + s·b`` (multiply-add), the most common update in integrators and solvers."""
+    return (a[0] + b[0] * s, a[1] + b[1] * s, a[2] + b[2] * s)
+
+
+@njit(cache=True)
+def neg(a):
+    return (-a[0], -a[1], -a[2])
+
+
+@njit(cache=True)
+def dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True)
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@njit(cache=True)
+def length(a):
+    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+
+
+@njit(cache=True)
+def length_sq(a):
+    return a[0] * a[0] + a[1] * a[1] + a[2] * a[2]
+
+
+@njit(cache=True)
+def normalize(a):
+    """Unit vector along ``a``; the zero vector stays zero (callers test the length first)."""
+    n = math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+    if n < EPS:
+        return (0.0, 0.0, 0.0)
+    return (a[0] / n, a[1] / n, a[2] / n)
+
+
+@njit(cache=True)
+def lerp(a, b, t):
+    return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t)
+
+
+@njit(cache=True)
+def any_perpendicular(n):
+    """A unit vector perpendicular to unit ``n`` (Erin Catto's / Duff et al.'s branch on the smallest axis)."""
+    if abs(n[0]) >= 0.57735:
+        return normalize((n[1], -n[0], 0.0))
+    return normalize((0.0, n[2], -n[1]))
+
+
+@njit(cache=True)
+def tangent_basis(n):
+    """Two unit tangents ``t1, t2`` with ``(t1, t2, n)`` right-handed and orthonormal."""
+    t1 = any_perpendicular(n)
+    t2 = cross(n, t1)
+    return t1, t2
+
+
+# ---------------------------------------------------------------------------------------------------
+# Quaternions (x, y, z, w), unit length for rotations.
+
+
+@njit(cache=True)
+def quat_mul(a, b):
+    """Hamilton product ``a ⊗ b`` (apply ``b`` first, then ``a``)."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
+
+
+@njit(cache=True)
+def quat_conj(q):
+    return (-q[0], -q[1], -q[2], q[3])
+
+
+@njit(cache=True)
+def quat_normalize(q):
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    if n < EPS:
+        return (0.0, 0.0, 0.0, 1.0)
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+@njit(cache=True)
+def quat_rotate(q, v):
+    """Rotate ``v`` by unit quaternion ``q``: v' = v + 2w(u×v) + 2u×(u×v), with u the vector part."""
+    u = (q[0], q[1], q[2])
+    w = q[3]
+    t = scale(cross(u, v), 2.0)
+    return add(add(v, scale(t, w)), cross(u, t))
+
+
+@njit(cache=True)
+def quat_inv_rotate(q, v):
+    """Rotate ``v`` by the inverse of unit quaternion ``q`` (world to local frame)."""
+    return quat_rotate((-q[0], -q[1], -q[2], q[3]), v)
+
+
+@njit(cache=True)
+def quat_integrate(q, w, h):
+    """Advance orientation ``q`` by angular velocity ``w`` over time ``h``: q += ½·h·(w,0)⊗q, renormalised.
+
+    First-order update, the one used by Box2D, Bullet and most game engines; the renormalisation keeps
+    ``q`` a rotation."""
+    dq = quat_mul((w[0], w[1], w[2], 0.0), q)
+    s = 0.5 * h
+    return quat_normalize((q[0] + dq[0] * s, q[1] + dq[1] * s, q[2] + dq[2] * s, q[3] + dq[3] * s))
+
+
+@njit(cache=True)
+def quat_to_mat(q):
+    """Rotation matrix (row-major 9-tuple) of unit quaternion ``q``."""
+    x, y, z, w = q
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    wx, wy, wz = w * x, w * y, w * z
+    return (
+        1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
+        2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
+        2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy),
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# 3×3 matrices as row-major 9-tuples.
+
+
+@njit(cache=True)
+def mat_col(m, j):
+    """Column ``j`` of matrix ``m`` (for a rotation: the world direction of local axis ``j``)."""
+    return (m[j], m[3 + j], m[6 + j])
+
+
+@njit(cache=True)
+def mat_vec(m, v):
+    return (
+        m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
+        m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
+        m[6] * v[0] + m[7] * v[1] + m[8] * v[2],
+    )
+
+
+@njit(cache=True)
+def mat_t_vec(m, v):
+    """``mᵀ·v``."""
+    return (
+        m[0] * v[0] + m[3] * v[1] + m[6] * v[2],
+        m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
+        m[2] * v[0] + m[5] * v[1] + m[8] * v[2],
+    )
+
+
+@njit(cache=True)
+def load_mat(a, i):
+    """Matrix ``i`` of an ``(n, 3, 3)`` array as a 9-tuple."""
+    return (
+        a[i, 0, 0], a[i, 0, 1], a[i, 0, 2],
+        a[i, 1, 0], a[i, 1, 1], a[i, 1, 2],
+        a[i, 2, 0], a[i, 2, 1], a[i, 2, 2],
+    )
+
+
+@njit(cache=True)
+def store_mat(a, i, m):
+    for r in range(3):
+        for c in range(3):
+            a[i, r, c] = m[3 * r + c]
+
+
+@njit(cache=True)
+def mat_mul(a, b):
+    return (
+        a[0] * b[0] + a[1] * b[3] + a[2] * b[6],
+        a[0] * b[1] + a[1] * b[4] + a[2] * b[7],
+        a[0] * b[2] + a[1] * b[5] + a[2] * b[8],
+        a[3] * b[0] + a[4] * b[3] + a[5] * b[6],
+        a[3] * b[1] + a[4] * b[4] + a[5] * b[7],
+        a[3] * b[2] + a[4] * b[5] + a[5] * b[8],
+        a[6] * b[0] + a[7] * b[3] + a[8] * b[6],
+        a[6] * b[1] + a[7] * b[4] + a[8] * b[7],
+        a[6] * b[2] + a[7] * b[5] + a[8] * b[8],
+    )
+
+
+@njit(cache=True)
+def mat_transpose(m):
+    return (m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8])
+
+
+@njit(cache=True)
+def rotate_inertia(r, local):
+    """World-frame tensor ``R·I·Rᵀ`` of a body-frame tensor ``local`` under rotation matrix ``r``."""
+    return mat_mul(mat_mul(r, local), mat_transpose(r))
+
+
+@njit(cache=True)
+def mat_inverse(m):
+    """Inverse of a 3×3 matrix by the adjugate; the zero matrix when ``m`` is singular."""
+    a, b, c, d, e, f, g, h, k = m
+    c00 = e * k - f * h
+    c01 = f * g - d * k
+    c02 = d * h - e * g
+    det = a * c00 + b * c01 + c * c02
+    if abs(det) < 1e-300:
+        return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    inv = 1.0 / det
+    return (
+        c00 * inv, (c * h - b * k) * inv, (b * f - c * e) * inv,
+        c01 * inv, (a * k - c * g) * inv, (c * d - a * f) * inv,
+        c02 * inv, (b * g - a * h) * inv, (a * e - b * d) * inv,
+    )
+
+
+@njit(cache=True)
+def put3(a, v):
+    """Write vector tuple ``v`` into the ``(3,)`` array ``a`` (a contact normal, say)."""
+    a[0] = v[0]
+    a[1] = v[1]
+    a[2] = v[2]

@@ -1,0 +1,731 @@
+"""The world: bodies, settings, and the step that runs the pipeline's stages in order.
+
+``World.step`` reads as the pipeline: find pairs (broad phase), collide (narrow phase), then the response
+method per sub-step, then sleeping and events. Every stage is a kernel over the arrays of ``BodyArrays``
+and ``ContactArrays``; this module only owns the arrays, checks input, and times the stages.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bodies import Body, BodyArrays
+from .broadphase import BroadPhase
+from .collide import Manifold
+from .contacts import CollisionEvent, ContactArrays, ContactSolverData
+from .core import integrate, islands, solver
+from .core.narrowphase import collide_pairs
+from .core.vecmath import quat_inv_rotate, quat_rotate
+from .shapes import ConvexHull, HullTable, Shape
+from .validate import finite_float, non_negative_float, positive_float, unit_quaternion, vec
+
+RESPONSES = ("impulse", "projection", "penalty")
+RESTITUTION_RULES = ("product", "min", "max", "average")
+
+
+@dataclass(frozen=True)
+class RayHit:
+    """The closest body along a ray: the ``body``, the world ``point`` hit, the outward surface ``normal``
+    there, and the ``distance`` from the ray's origin."""
+
+    body: Body
+    point: np.ndarray
+    normal: np.ndarray
+    distance: float
+
+
+class DistanceJoint:
+    """A rod (or, with ``rope``, a rope that only pulls) of ``length`` between an anchor on ``body_a`` and
+    one on ``body_b``, or a fixed world point when ``body_b`` is None."""
+
+    def __init__(self, world: World, body_a: Body, body_b: Body | None, local_a: np.ndarray,
+                 local_b: np.ndarray, length: float, rope: bool) -> None:
+        self._world = world
+        self.body_a = body_a
+        self.body_b = body_b
+        self.local_a = local_a
+        self.local_b = local_b  # for a world joint: the fixed world point
+        self.length = length
+        self.rope = rope
+        self.impulse = 0.0
+
+    def anchor_world_a(self) -> np.ndarray:
+        """The anchor on body A, in world coordinates."""
+        d = self._world.data
+        return d.pos[self.body_a.index] + _rotate(d.quat[self.body_a.index], self.local_a)
+
+    def anchor_world_b(self) -> np.ndarray:
+        """The anchor on body B (or the fixed world point), in world coordinates."""
+        if self.body_b is None:
+            return self.local_b.copy()
+        d = self._world.data
+        return d.pos[self.body_b.index] + _rotate(d.quat[self.body_b.index], self.local_b)
+
+
+class Grab:
+    """A mouse grab: a soft spring from a point of ``body`` to ``target`` (see ``World.grab``)."""
+
+    def __init__(self, world: World, body: Body, local_anchor: np.ndarray, target: np.ndarray,
+                 max_force: float, frequency: float, damping_ratio: float) -> None:
+        self._world = world
+        self.body = body
+        self.local_anchor = local_anchor
+        self._target = target
+        self.max_force = max_force
+        self.frequency = frequency
+        self.damping_ratio = damping_ratio
+        self.impulse = np.zeros(3)
+        self.force = np.zeros(3)
+
+    @property
+    def target(self) -> np.ndarray:
+        """Where the grabbed point is pulled to (world coordinates); settable."""
+        return self._target.copy()
+
+    @target.setter
+    def target(self, value) -> None:
+        self._target = vec("target", value)
+        self._world._touch(self.body.index)
+
+    @property
+    def anchor_world(self) -> np.ndarray:
+        """The grabbed point of the body, in world coordinates, now."""
+        d = self._world.data
+        return d.pos[self.body.index] + _rotate(d.quat[self.body.index], self.local_anchor)
+
+
+def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate ``v`` by quaternion ``q`` (the Python layer's occasional single vectors)."""
+    return np.array(quat_rotate(tuple(q), tuple(v)))
+
+
+def _unrotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate ``v`` by the inverse of quaternion ``q`` (world to body frame)."""
+    return np.array(quat_inv_rotate(tuple(q), tuple(v)))
+
+
+class World:
+    """A rigid-body world: add bodies, call ``step(dt)``, read the state.
+
+    >>> from sandbox.engine import World, Sphere, Box
+    >>> w = World()
+    >>> ground = w.add_body(Box((10, 0.5, 10)), position=(0, -0.5, 0), mass=0)
+    >>> ball = w.add_body(Sphere(0.5), position=(0, 2, 0))
+    >>> for _ in range(120):
+    ...     w.step(1 / 60)
+    >>> round(float(ball.position[1]), 2)
+    0.5
+    """
+
+    def __init__(self, gravity=(0.0, -9.81, 0.0)) -> None:
+        self.data = BodyArrays()
+        self.hulls = HullTable()
+        self.contacts = ContactArrays()
+        self.broad = BroadPhase("sap")
+        self.pairs = np.zeros((0, 2), np.int64)
+        self.events: list[CollisionEvent] = []
+        self.timings = {"broad": 0.0, "narrow": 0.0, "solve": 0.0, "integrate": 0.0}
+        self.joints: list[DistanceJoint] = []
+        self.grabs: list[Grab] = []
+        self.time = 0.0
+        self.steps = 0
+        self._gravity = vec("gravity", gravity)
+        self._shapes: dict[int, Shape] = {}
+        self._default_masses: dict[int, float] = {}
+        self._lock_rotation: set[int] = set()  # rows with infinite inertia
+        self._solver = ContactSolverData()
+        self._joint_arrays: tuple | None = None
+        self._begin_callbacks: list[Callable[[CollisionEvent], None]] = []
+        self._end_callbacks: list[Callable[[CollisionEvent], None]] = []
+        self._touching = np.zeros(0, np.int64)  # sorted pair keys touching after the last step
+        self._pending_events: list[CollisionEvent] = []
+        self._island = np.zeros(self.data.capacity, np.int64)
+        self._island_min = np.zeros(self.data.capacity)
+        # settings (validated through the properties below)
+        self._substeps = 4
+        self._iterations = 10
+        self._response = "impulse"
+        self._restitution_rule = "product"
+        self.ccd = True
+        self.sleeping = True
+        self.linear_damping = 0.01
+        self.angular_damping = 0.05
+        self.restitution_threshold = 1.0  # m/s: slower impacts do not bounce
+        self.contact_hertz = 30.0
+        self.contact_damping_ratio = 10.0
+        self.max_push_velocity = 3.0  # m/s: the fastest that overlaps are pushed apart
+        self.linear_slop = 0.005  # m of overlap left alone, so resting contacts stay in contact
+        self.speculative_distance = 0.02  # m: contacts are made this far before touching
+        self.joint_hertz = 60.0
+        self.joint_damping_ratio = 5.0
+        self.penalty_hertz = 24.0
+        self.penalty_damping_ratio = 0.7
+        self.sleep_linear_threshold = 0.05  # m/s
+        self.sleep_angular_threshold = 0.05  # m/s at the body's rim
+        self.time_to_sleep = 0.5  # s
+
+    # -------------------------------------------------------------------------------------------------
+    # settings
+
+    @property
+    def gravity(self) -> np.ndarray:
+        """Gravity acceleration vector (m/s²)."""
+        return self._gravity.copy()
+
+    @gravity.setter
+    def gravity(self, value) -> None:
+        self._gravity = vec("gravity", value)
+        self.wake_all()
+
+    @property
+    def substeps(self) -> int:
+        """Sub-steps per ``step`` (default 4): the solver and the integrator run this many times per step."""
+        return self._substeps
+
+    @substeps.setter
+    def substeps(self, value: int) -> None:
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 1 <= value <= 64:
+            raise ValueError(f"substeps must be an integer from 1 to 64, got {value!r}")
+        self._substeps = int(value)
+
+    @property
+    def iterations(self) -> int:
+        """Velocity iterations per step (default 10), shared out over the sub-steps: each sub-step runs
+        ⌈iterations / substeps⌉ of them, followed by one relax iteration."""
+        return self._iterations
+
+    @iterations.setter
+    def iterations(self, value: int) -> None:
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 1 <= value <= 1000:
+            raise ValueError(f"iterations must be an integer from 1 to 1000, got {value!r}")
+        self._iterations = int(value)
+
+    @property
+    def response(self) -> str:
+        """Collision response method: "impulse" (default), "projection" or "penalty"."""
+        return self._response
+
+    @response.setter
+    def response(self, value: str) -> None:
+        if value not in RESPONSES:
+            raise ValueError(f"unknown response method {value!r}; choose one of {', '.join(RESPONSES)}")
+        self._response = value
+        self._solver.forget()
+        self.wake_all()
+
+    @property
+    def restitution_rule(self) -> str:
+        """How two bodies' restitutions combine: "product" (default), "min", "max" or "average"."""
+        return self._restitution_rule
+
+    @restitution_rule.setter
+    def restitution_rule(self, value: str) -> None:
+        if value not in RESTITUTION_RULES:
+            raise ValueError(f"unknown restitution rule {value!r}; choose one of "
+                             f"{', '.join(RESTITUTION_RULES)}")
+        self._restitution_rule = value
+
+    @property
+    def broadphase(self) -> str:
+        """Broad-phase method: "brute", "sap" (default), "grid" or "octree"."""
+        return self.broad.method
+
+    @broadphase.setter
+    def broadphase(self, value: str) -> None:
+        self.broad.method = value
+
+    # -------------------------------------------------------------------------------------------------
+    # bodies
+
+    def add_body(self, shape: Shape, position=(0.0, 0.0, 0.0), orientation=(0.0, 0.0, 0.0, 1.0),
+                 mass: float = 1.0, restitution: float = 0.0, friction: float = 0.5,
+                 velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0),
+                 gravity_scale: float = 1.0, lock_rotation: bool = False) -> Body:
+        """Add a body of ``shape`` and return its handle. ``mass`` 0 makes it static (immovable);
+        ``lock_rotation`` gives it infinite inertia (a box that never turns behaves as an AABB)."""
+        if not isinstance(shape, Shape):
+            raise ValueError(f"shape must be a Sphere, Box, Capsule or ConvexHull, got {shape!r}")
+        p = vec("position", position)
+        q = unit_quaternion("orientation", orientation)
+        m = non_negative_float("mass", mass)
+        e = non_negative_float("restitution", restitution)
+        mu = non_negative_float("friction", friction)
+        v = vec("velocity", velocity)
+        w = vec("angular_velocity", angular_velocity)
+        gs = finite_float("gravity_scale", gravity_scale)
+        d = self.data
+        i = d.allocate()
+        if d.capacity > len(self._island):
+            self._island = np.zeros(d.capacity, np.int64)
+            self._island_min = np.zeros(d.capacity)
+        params = list(shape.params())
+        if isinstance(shape, ConvexHull):
+            params[0] = float(self.hulls.register(shape))
+            d.com_offset[i] = shape.center
+        d.kind[i] = shape.kind
+        d.params[i] = params
+        d.quat[i] = q
+        d.pos[i] = p + _rotate(q, d.com_offset[i])
+        d.restitution[i] = e
+        d.friction[i] = mu
+        d.gravity_scale[i] = gs
+        d.radius[i] = shape.bounding_radius()
+        d.alive[i] = True
+        d.awake[i] = True
+        d.sleep_time[i] = 0.0
+        self._shapes[i] = shape
+        self._default_masses[i] = m if m > 0 else 1.0
+        if lock_rotation:
+            self._lock_rotation.add(i)
+        else:
+            self._lock_rotation.discard(i)
+        self._set_mass(i, m)
+        if m > 0:
+            d.vel[i] = v
+            d.angvel[i] = 0.0 if lock_rotation else w
+        self._solver.forget()
+        return Body(self, i, int(d.generation[i]))
+
+    def _set_mass(self, i: int, m: float) -> None:
+        """Mass and inertia of row ``i`` from its shape; 0 makes it static (infinite mass and inertia)."""
+        d = self.data
+        shape = self._shapes[i]
+        if m > 0:
+            d.mass[i] = m
+            d.inv_mass[i] = 1.0 / m
+            d.static[i] = False
+            self._default_masses[i] = m
+            if i in self._lock_rotation:
+                d.inv_inertia_local[i] = 0.0
+            else:
+                d.inv_inertia_local[i] = np.linalg.inv(shape.inertia(m))
+        else:
+            d.mass[i] = 0.0
+            d.inv_mass[i] = 0.0
+            d.static[i] = True
+            d.inv_inertia_local[i] = 0.0
+            d.vel[i] = 0.0
+            d.angvel[i] = 0.0
+        d.refresh_inertia(i)
+        self._touch(i)
+
+    def remove_body(self, body: Body) -> None:
+        """Remove ``body``; other handles stay valid, this one raises from now on. Its joints and grabs
+        go with it, and an end event is reported for every body it was touching."""
+        d = body._data
+        i = body.index
+        keys = self._touching
+        n = max(d.n, 1)
+        mine = keys[(keys // n == i) | (keys % n == i)]
+        for key in mine.tolist():
+            a, b = divmod(key, n)
+            self._pending_events.append(CollisionEvent("end", self.body(a) if a != i else body,
+                                                       self.body(b) if b != i else body))
+        self._touching = np.setdiff1d(keys, mine)
+        self.joints = [j for j in self.joints if j.body_a != body and j.body_b != body]
+        self.grabs = [g for g in self.grabs if g.body != body]
+        self._joint_arrays = None
+        self._touch(i)
+        d.release(i)
+        self._shapes.pop(i, None)
+        self._default_masses.pop(i, None)
+        self._lock_rotation.discard(i)
+        self._solver.forget()
+
+    def body(self, index: int) -> Body:
+        """The handle of the live body in row ``index``."""
+        d = self.data
+        if not 0 <= index < d.n or not d.alive[index]:
+            raise ValueError(f"no body at index {index}")
+        return Body(self, int(index), int(d.generation[index]))
+
+    @property
+    def bodies(self) -> list[Body]:
+        """Handles of all live bodies, in row order."""
+        d = self.data
+        return [Body(self, int(i), int(d.generation[i])) for i in np.flatnonzero(d.alive[: d.n])]
+
+    def clear(self, dynamic_only: bool = True) -> None:
+        """Remove every dynamic body (or every body, with ``dynamic_only=False``)."""
+        d = self.data
+        for b in self.bodies:
+            if not dynamic_only or not d.static[b.index]:
+                self.remove_body(b)
+
+    def _touch(self, i: int) -> None:
+        """Wake body ``i`` and its island: something about it changed."""
+        d = self.data
+        if not d.alive[i] or d.static[i]:
+            return
+        if not d.awake[i] and i < len(self._island):
+            root = self._island[i]
+            same = (self._island[: d.n] == root) & d.alive[: d.n]
+            d.awake[: d.n][same] = True
+            d.sleep_time[: d.n][same] = 0.0
+        d.awake[i] = True
+        d.sleep_time[i] = 0.0
+
+    def wake_all(self) -> None:
+        """Wake every body (after a change of a global setting)."""
+        d = self.data
+        d.awake[: d.n] = True
+        d.sleep_time[: d.n] = 0.0
+
+    # -------------------------------------------------------------------------------------------------
+    # joints and grabs
+
+    def add_distance_joint(self, a: Body, b: Body | None, anchor_a=None, anchor_b=None,
+                           length: float | None = None, rope: bool = False) -> DistanceJoint:
+        """Join the world point ``anchor_a`` of body ``a`` to ``anchor_b`` of body ``b`` (or to the fixed
+        world point ``anchor_b`` when ``b`` is None) by a rod of ``length`` (default: their current
+        distance), or a rope that only pulls. Anchors default to the centres of mass."""
+        da = a._data
+        pa = vec("anchor_a", anchor_a) if anchor_a is not None else da.pos[a.index].copy()
+        la = _unrotate((da.quat[a.index]), pa - da.pos[a.index])
+        if b is None:
+            if anchor_b is None:
+                raise ValueError("anchor_b (a world point) is required when b is None")
+            pb = vec("anchor_b", anchor_b)
+            lb = pb.copy()
+        else:
+            db = b._data
+            pb = vec("anchor_b", anchor_b) if anchor_b is not None else db.pos[b.index].copy()
+            lb = _unrotate((db.quat[b.index]), pb - db.pos[b.index])
+        if length is None:
+            length = float(np.linalg.norm(pb - pa))
+        length = non_negative_float("length", length)
+        joint = DistanceJoint(self, a, b, la, lb, length, bool(rope))
+        self.joints.append(joint)
+        self._joint_arrays = None
+        self._touch(a.index)
+        if b is not None:
+            self._touch(b.index)
+        return joint
+
+    def remove_joint(self, joint: DistanceJoint) -> None:
+        """Remove a joint made by ``add_distance_joint``."""
+        self.joints.remove(joint)
+        self._joint_arrays = None
+        self._touch(joint.body_a.index)
+
+    def grab(self, body: Body, world_point, max_force: float | None = None, frequency: float = 5.0,
+             damping_ratio: float = 1.0) -> Grab:
+        """Grab ``body`` at ``world_point`` with a soft spring (Box2D's mouse joint) whose target starts
+        at that point; move it with ``grab.target = p``, let go with ``release``. The spring is critically
+        damped by default, its stiffness follows the body's effective mass (so light and heavy bodies
+        feel the same), and its force is capped at ``max_force`` (default 50·m·g)."""
+        d = body._data
+        if d.static[body.index]:
+            raise ValueError("cannot grab a static body")
+        p = vec("world_point", world_point)
+        g = float(np.linalg.norm(self._gravity)) or 9.81
+        mf = 50.0 * d.mass[body.index] * g if max_force is None else positive_float("max_force", max_force)
+        local = _unrotate((d.quat[body.index]), p - d.pos[body.index])
+        grab = Grab(self, body, local, p, mf, positive_float("frequency", frequency),
+                    non_negative_float("damping_ratio", damping_ratio))
+        self.grabs.append(grab)
+        self._touch(body.index)
+        return grab
+
+    def release(self, grab: Grab) -> None:
+        """Let go of a grab; the body keeps the velocity it has."""
+        if grab in self.grabs:
+            self.grabs.remove(grab)
+
+    def _joints_packed(self) -> tuple:
+        if self._joint_arrays is None:
+            nj = len(self.joints)
+            m = max(nj, 1)
+            jb = np.zeros((m, 2), np.int64)
+            jla = np.zeros((m, 3))
+            jlb = np.zeros((m, 3))
+            jworld = np.zeros((m, 3))
+            jlen = np.zeros(m)
+            jrope = np.zeros(m, np.bool_)
+            for k, j in enumerate(self.joints):
+                jb[k] = (j.body_a.index, -1 if j.body_b is None else j.body_b.index)
+                jla[k] = j.local_a
+                jlb[k] = j.local_b
+                jworld[k] = j.local_b
+                jlen[k] = j.length
+                jrope[k] = j.rope
+            self._joint_arrays = (nj, jb, jla, jlb, jlen, jrope, np.zeros(m), jworld)
+        return self._joint_arrays
+
+    # -------------------------------------------------------------------------------------------------
+    # the step
+
+    def step(self, dt: float) -> None:
+        """Advance the world by ``dt`` seconds: broad phase, narrow phase, then the response method and
+        integration over ``substeps`` sub-steps, then sleeping and collision events."""
+        dt = positive_float("dt", dt)
+        d = self.data
+        n = d.n
+        if len(self._island) < d.capacity:
+            self._island = np.zeros(d.capacity, np.int64)
+            self._island_min = np.zeros(d.capacity)
+        t0 = time.perf_counter()
+        margins = self._margins(n, dt)
+        pairs = self.broad.update(n, d.alive, d.static, d.kind, d.params, d.pos, d.quat,
+                                  self.hulls.arrays(), margins)
+        moving = d.alive[:n] & ~d.static[:n] & d.awake[:n]
+        if len(pairs):
+            pairs = pairs[moving[pairs[:, 0]] | moving[pairs[:, 1]]]
+        self.pairs = pairs
+        t1 = time.perf_counter()
+        self._collide(pairs, margins)
+        c = self.contacts
+        if self.sleeping and c.count:
+            islands.wake_touched(c.count, c.body_a, c.body_b, d.static, d.awake, d.sleep_time,
+                                 self._island, n)
+        t2 = time.perf_counter()
+        self.timings["broad"] = (t1 - t0) * 1e3
+        self.timings["narrow"] = (t2 - t1) * 1e3
+        self._respond(n, dt)
+        if self.sleeping:
+            nj, jb = self._joints_packed()[:2]
+            islands.update_sleep(n, d.alive, d.static, d.awake, d.vel, d.angvel, d.radius, d.sleep_time,
+                                 c.count, c.body_a, c.body_b, c.npoints, c.depth, nj, jb, dt,
+                                 self.sleep_linear_threshold, self.sleep_angular_threshold,
+                                 self.time_to_sleep, self._island, self._island_min)
+        else:
+            d.awake[:n] = True
+        integrate.clear_forces(n, d.force, d.torque)
+        self.time += dt
+        self.steps += 1
+        self._emit_events()
+
+    def _margins(self, n: int, dt: float) -> np.ndarray:
+        """Per-body speculative margin: contacts are made this far before touching. With CCD on it
+        includes the distance the body can travel in the step (|v| + |ω|·r)·dt, so that a fast body
+        meets a speculative contact before it can pass through anything (Catto, "Continuous Collision",
+        GDC 2013: speculative contacts)."""
+        d = self.data
+        m = np.full(n, 0.5 * self.speculative_distance)
+        if self.ccd and n:
+            speed = np.sqrt((d.vel[:n] ** 2).sum(axis=1))
+            spin = np.sqrt((d.angvel[:n] ** 2).sum(axis=1)) * d.radius[:n]
+            m += (speed + spin) * dt
+        return m
+
+    def _collide(self, pairs: np.ndarray, margins: np.ndarray) -> None:
+        d = self.data
+        c = self.contacts
+        c.ensure(len(pairs))
+        if len(pairs) == 0:
+            c.count = 0
+            return
+        c.count = collide_pairs(pairs, len(pairs), d.kind, d.params, d.pos, d.quat, self.hulls.arrays(),
+                                margins, c.body_a, c.body_b, c.normal, c.npoints, c.points_a, c.points_b,
+                                c.depth)
+
+    def _respond(self, n: int, dt: float) -> None:
+        """Prepare the contacts, then run the selected response method over the sub-steps."""
+        d = self.data
+        c = self.contacts
+        s = self._solver
+        moving = d.alive[:n] & ~d.static[:n] & d.awake[:n]
+        ts = time.perf_counter()
+        npts = c.point_count()
+        s.ensure(max(npts, 1))
+        S = s.tuple()
+        rule = RESTITUTION_RULES.index(self._restitution_rule)
+        npts = solver.prepare_contacts(c.count, c.body_a, c.body_b, c.normal, c.npoints, c.points_a,
+                                       c.points_b, c.depth, c.first, d.pos, d.quat, d.vel, d.angvel,
+                                       d.inv_mass, d.inv_inertia, d.restitution, d.friction, rule,
+                                       s.prev_m, s.prev_key, s.prev_first, s.prev_np, s.prev_la,
+                                       s.prev_ln, s.prev_lt, max(d.n, 1), S)
+        nj, jb, jla, jlb, jlen, jrope, jlam, jworld = self._joints_packed()
+        jlam[:] = 0.0
+        for g in self.grabs:
+            g.impulse[:] = 0.0
+        h = dt / self._substeps
+        iters = -(-self._iterations // self._substeps)
+        grav = (float(self._gravity[0]), float(self._gravity[1]), float(self._gravity[2]))
+        t_int = 0.0
+        mode = self._response
+        for _ in range(self._substeps):
+            ti = time.perf_counter()
+            integrate.integrate_velocities(n, moving, d.vel, d.angvel, d.quat, d.force, d.torque, d.inv_mass,
+                                           d.inv_inertia_local, d.gravity_scale, grav, h,
+                                           self.linear_damping, self.angular_damping)
+            t_int += time.perf_counter() - ti
+            if mode == "impulse":
+                solver.warm_start(npts, S, d.vel, d.angvel, d.inv_mass, d.inv_inertia, moving)
+                self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, True)
+                for _ in range(iters):
+                    self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, False)
+                    solver.solve_contacts(npts, S, d.pos, d.quat, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
+                                          moving, h, True, self.contact_hertz, self.contact_damping_ratio,
+                                          self.max_push_velocity, self.linear_slop)
+            elif mode == "penalty":
+                self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, False)
+                solver.penalty_contacts(npts, S, d.pos, d.quat, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
+                                        moving, h, self.penalty_hertz, self.penalty_damping_ratio)
+            else:
+                self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, False)
+            ti = time.perf_counter()
+            integrate.integrate_positions(n, moving, d.pos, d.quat, d.vel, d.angvel, d.inv_inertia_local,
+                                          d.inv_inertia, h)
+            t_int += time.perf_counter() - ti
+            if mode == "impulse":
+                self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, False, False)
+                solver.solve_contacts(npts, S, d.pos, d.quat, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
+                                      moving, h, False, self.contact_hertz, self.contact_damping_ratio,
+                                      self.max_push_velocity, self.linear_slop)
+            elif mode == "projection":
+                solver.project_contacts(npts, S, d.pos, d.quat, d.inv_mass, moving)
+        if mode == "impulse":
+            solver.apply_restitution(npts, S, d.vel, d.angvel, d.inv_mass, d.inv_inertia, moving,
+                                     self.restitution_threshold)
+        keep = s.keep_buffers(c.count, npts)
+        solver.store_impulses(c.count, c.first, c.npoints, S, d.quat, c.impulse, *keep, max(d.n, 1))
+        s.prev_key, s.prev_first, s.prev_np, s.prev_la, s.prev_ln, s.prev_lt = keep
+        s.prev_m = c.count
+        for k, j in enumerate(self.joints):
+            j.impulse = float(jlam[k])
+        for g in self.grabs:
+            g.force = g.impulse / dt
+        self.timings["integrate"] = t_int * 1e3
+        self.timings["solve"] = (time.perf_counter() - ts - t_int) * 1e3
+
+    def _solve_joints(self, nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, use_bias, warm) -> None:
+        d = self.data
+        if nj:
+            solver.solve_distance_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, d.pos, d.quat, d.vel,
+                                         d.angvel, d.inv_mass, d.inv_inertia, moving, h, use_bias,
+                                         self.joint_hertz, self.joint_damping_ratio, warm)
+        if warm:
+            return
+        for g in self.grabs:
+            solver.solve_grab(g.body.index, g.local_anchor, g._target, g.impulse, d.pos, d.quat, d.vel,
+                              d.angvel, d.inv_mass, d.inv_inertia, h, g.frequency, g.damping_ratio,
+                              g.max_force, use_bias)
+
+    # -------------------------------------------------------------------------------------------------
+    # results
+
+    @property
+    def manifolds(self) -> list[Manifold]:
+        """The touching manifolds of the last step (points with depth ≥ 0; the speculative contacts the
+        solver also used stay in ``contacts``), each with ``body_a`` and ``body_b``."""
+        c = self.contacts
+        out = []
+        for i in range(c.count):
+            k = c.npoints[i]
+            keep = c.depth[i, :k] >= 0.0
+            if not keep.any():
+                continue
+            out.append(Manifold(normal=c.normal[i].copy(), points_a=c.points_a[i, :k][keep].copy(),
+                                points_b=c.points_b[i, :k][keep].copy(), depths=c.depth[i, :k][keep].copy(),
+                                body_a=self.body(int(c.body_a[i])), body_b=self.body(int(c.body_b[i])),
+                                impulses=c.impulse[i, :k][keep].copy()))
+        return out
+
+    def raycast(self, origin, direction, max_distance: float = float("inf")) -> RayHit | None:
+        """The closest body hit by the ray from ``origin`` along ``direction`` within ``max_distance``,
+        found through the broad phase's spatial structure; None when nothing is hit."""
+        o = vec("origin", origin)
+        dvec = vec("direction", direction)
+        length = float(np.linalg.norm(dvec))
+        if length < 1e-12:
+            raise ValueError("direction must be a non-zero vector")
+        md = float(max_distance)
+        if np.isnan(md) or md < 0:
+            raise ValueError(f"max_distance must be non-negative, got {max_distance!r}")
+        d = self.data
+        hit = self.broad.raycast(o, dvec / length, md, d.n, d.alive, d.kind, d.params, d.pos, d.quat,
+                                 self.hulls.arrays())
+        if hit is None:
+            return None
+        i, t, point, normal = hit
+        return RayHit(self.body(int(i)), np.asarray(point, float), np.asarray(normal, float), float(t))
+
+    def on_collision_begin(self, callback: Callable[[CollisionEvent], None]) -> None:
+        """Call ``callback(event)`` after each step for every pair that started touching."""
+        self._begin_callbacks.append(callback)
+
+    def on_collision_end(self, callback: Callable[[CollisionEvent], None]) -> None:
+        """Call ``callback(event)`` after each step for every pair that stopped touching."""
+        self._end_callbacks.append(callback)
+
+    def _emit_events(self) -> None:
+        """Compare the touching pairs with last step's and report begins and ends, after the kernels."""
+        c = self.contacts
+        d = self.data
+        n = max(d.n, 1)
+        m = c.count
+        touching = (c.depth[:m] > 0.0) & (np.arange(4)[None, :] < c.npoints[:m, None])
+        rows = np.flatnonzero(touching.any(axis=1))
+        a, b = c.body_a[rows], c.body_b[rows]
+        keys = np.minimum(a, b) * n + np.maximum(a, b)
+        order = np.argsort(keys, kind="stable")
+        keys, rows = keys[order], rows[order]
+        # the pairs of sleeping bodies are not collided, but they still touch
+        old = self._touching
+        asleep_old = old[~(d.awake[old // n] | d.awake[old % n])] if len(old) else old
+        alive_old = asleep_old[d.alive[asleep_old // n] & d.alive[asleep_old % n]]
+        keys_all = np.union1d(keys, alive_old)
+        events = self._pending_events
+        self._pending_events = []
+        for r in rows[~np.isin(keys, old)].tolist():
+            k = int(c.npoints[r])
+            events.append(CollisionEvent("begin", self.body(int(c.body_a[r])), self.body(int(c.body_b[r])),
+                                         c.points_b[r, 0].copy(), c.normal[r].copy(),
+                                         float(c.impulse[r, :k].sum())))
+        for key in old[~np.isin(old, keys_all)].tolist():
+            ia, ib = divmod(key, n)
+            if d.alive[ia] and d.alive[ib]:
+                events.append(CollisionEvent("end", self.body(ia), self.body(ib)))
+        self._touching = keys_all
+        self.events = events
+        for e in events:
+            for cb in self._begin_callbacks if e.kind == "begin" else self._end_callbacks:
+                cb(e)
+
+    # -------------------------------------------------------------------------------------------------
+    # diagnostics
+
+    def kinetic_energy(self) -> float:
+        """Σ ½·m·v² + ½·ω·I·ω over the dynamic bodies (J)."""
+        d = self.data
+        live = np.flatnonzero(d.alive[: d.n] & ~d.static[: d.n])
+        v = d.vel[live]
+        lin = 0.5 * float((d.mass[live] * (v * v).sum(axis=1)).sum())
+        return lin + 0.5 * float(np.einsum("ni,ni->", d.angvel[live], self._world_inertia(live, d.angvel[live])))
+
+    def _world_inertia(self, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """I·ω per row (world frame), solving I⁻¹·x = ω instead of inverting (rows locked against rotation
+        have I⁻¹ = 0 and contribute nothing)."""
+        d = self.data
+        out = np.zeros_like(w)
+        inv = d.inv_inertia[rows]
+        ok = np.abs(np.linalg.det(inv)) > 1e-300
+        if ok.any():
+            out[ok] = np.linalg.solve(inv[ok], w[ok][..., None])[..., 0]
+        return out
+
+    def potential_energy(self) -> float:
+        """Σ −m·g·x over the dynamic bodies (J), zero at the origin."""
+        d = self.data
+        live = np.flatnonzero(d.alive[: d.n] & ~d.static[: d.n])
+        return -float((d.mass[live] * (d.pos[live] @ self._gravity) * d.gravity_scale[live]).sum())
+
+    def momentum(self) -> np.ndarray:
+        """Total linear momentum Σ m·v (kg·m/s)."""
+        d = self.data
+        live = np.flatnonzero(d.alive[: d.n] & ~d.static[: d.n])
+        return (d.mass[live, None] * d.vel[live]).sum(axis=0)
+
+    def angular_momentum(self, about=(0.0, 0.0, 0.0)) -> np.ndarray:
+        """Total angular momentum about the point ``about``: Σ (x − about) × m·v + I·ω."""
+        d = self.data
+        live = np.flatnonzero(d.alive[: d.n] & ~d.static[: d.n])
+        r = d.pos[live] - vec("about", about)
+        orbital = np.cross(r, d.mass[live, None] * d.vel[live]).sum(axis=0)
+        return orbital + self._world_inertia(live, d.angvel[live]).sum(axis=0)
+
