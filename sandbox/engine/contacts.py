@@ -68,13 +68,14 @@ class ContactSolverData:
             setattr(self, name, np.zeros((cap, 3)))
         for name in self.FLOAT1:
             setattr(self, name, np.zeros(cap))
+        self.cj = np.zeros((cap, 12, 3))
         self.capacity = cap
 
     def tuple(self) -> tuple:
         """The arrays in the order the kernels unpack them."""
         return (self.cb, self.cm, self.cn, self.ct1, self.ct2, self.cra, self.crb, self.cla, self.clb,
                 self.cmn, self.cmt1, self.cmt2, self.cmu, self.ce, self.cvn0, self.capp, self.cln,
-                self.clt1, self.clt2, self.clmax)
+                self.clt1, self.clt2, self.clmax, self.cj)
 
     def keep_buffers(self, manifolds: int, points: int) -> tuple:
         """Fresh arrays to receive this step's impulses for the next step's warm start."""

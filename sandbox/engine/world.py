@@ -145,6 +145,8 @@ class World:
         self._pending_events: list[CollisionEvent] = []
         self._island = np.zeros(self.data.capacity, np.int64)
         self._island_min = np.zeros(self.data.capacity)
+        self._speed = np.zeros(self.data.capacity)  # per-body speed before contacts, each sub-step
+        self._scratch = np.zeros(self.data.capacity)
         # settings (validated through the properties below)
         self._substeps = 4
         self._iterations = 10
@@ -155,10 +157,10 @@ class World:
         self.linear_damping = 0.01
         self.angular_damping = 0.05
         self.restitution_threshold = 1.0  # m/s: slower impacts do not bounce
-        self.contact_hertz = 30.0
+        self.contact_hertz = 60.0  # stiffness of the soft contact (capped at a quarter of the sub-step rate)
         self.contact_damping_ratio = 10.0
         self.max_push_velocity = 3.0  # m/s: the fastest that overlaps are pushed apart
-        self.linear_slop = 0.005  # m of overlap left alone, so resting contacts stay in contact
+        self.linear_slop = 0.0  # m of overlap left alone by the push-out
         self.speculative_distance = 0.02  # m: contacts are made this far before touching
         self.joint_hertz = 60.0
         self.joint_damping_ratio = 5.0
@@ -545,9 +547,15 @@ class World:
             g.impulse[:] = 0.0
         h = dt / self._substeps
         iters = -(-self._iterations // self._substeps)
+        # Box2D v3's rule: the contact spring may not be stiffer than a quarter of the sub-step rate
+        hertz = min(self.contact_hertz, 0.25 / h)
+        if len(self._speed) < n:
+            self._speed = np.zeros(d.capacity)
+            self._scratch = np.zeros(d.capacity)
         grav = (float(self._gravity[0]), float(self._gravity[1]), float(self._gravity[2]))
         t_int = 0.0
         mode = self._response
+        solver.record_speeds(n, moving, d.vel, d.angvel, d.radius, self._speed)
         for _ in range(self._substeps):
             ti = time.perf_counter()
             integrate.integrate_velocities(n, moving, d.vel, d.angvel, d.quat, d.force, d.torque, d.inv_mass,
@@ -560,7 +568,7 @@ class World:
                 for _ in range(iters):
                     self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, False)
                     solver.solve_contacts(npts, S, d.pos, d.quat, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
-                                          moving, h, True, self.contact_hertz, self.contact_damping_ratio,
+                                          moving, h, True, hertz, self.contact_damping_ratio,
                                           self.max_push_velocity, self.linear_slop)
             elif mode == "penalty":
                 self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, False)
@@ -575,10 +583,12 @@ class World:
             if mode == "impulse":
                 self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, False, False)
                 solver.solve_contacts(npts, S, d.pos, d.quat, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
-                                      moving, h, False, self.contact_hertz, self.contact_damping_ratio,
+                                      moving, h, False, hertz, self.contact_damping_ratio,
                                       self.max_push_velocity, self.linear_slop)
             elif mode == "projection":
                 solver.project_contacts(npts, S, d.pos, d.quat, d.inv_mass, moving)
+            solver.cap_contact_speeds(n, moving, d.vel, d.angvel, d.radius, self._speed, npts, S,
+                                      self.max_push_velocity, self._scratch)
         if mode == "impulse":
             solver.apply_restitution(npts, S, d.vel, d.angvel, d.inv_mass, d.inv_inertia, moving,
                                      self.restitution_threshold)
@@ -659,7 +669,8 @@ class World:
         d = self.data
         n = max(d.n, 1)
         m = c.count
-        touching = (c.depth[:m] > 0.0) & (np.arange(4)[None, :] < c.npoints[:m, None])
+        # touching: overlapping, or pushed apart by the solver (a bounce can start and end within a step)
+        touching = ((c.depth[:m] > 0.0) | (c.impulse[:m] > 0.0)) & (np.arange(4)[None, :] < c.npoints[:m, None])
         rows = np.flatnonzero(touching.any(axis=1))
         a, b = c.body_a[rows], c.body_b[rows]
         keys = np.minimum(a, b) * n + np.maximum(a, b)

@@ -17,7 +17,10 @@ bodies ``cb[k] = (a, b)``, unit normal ``cn[k]`` (A to B) and tangents ``ct1``, 
 body's frame ``cla``, ``clb`` (to measure the current separation as the bodies move); effective masses
 ``cmn``, ``cmt1``, ``cmt2``; friction ``cmu``; restitution ``ce``; the normal velocity at the start of the
 step ``cvn0``; the approach speed at impact ``capp``; accumulated impulses ``cln``, ``clt1``, ``clt2``;
-and the largest normal impulse of the step ``clmax``.
+the largest normal impulse of the step ``clmax``; and ``cj[k]`` (12, 3), the angular Jacobians cached for
+the step, four rows per direction d ∈ (n, t1, t2): ra×d, rb×d, Ia⁻¹(ra×d), Ib⁻¹(rb×d). With them a
+point's relative velocity along d is (vb − va)·d + ωb·(rb×d) − ωa·(ra×d), and an impulse λ along d changes
+ωa by −λ·Ia⁻¹(ra×d): no matrix product in the inner loop.
 """
 
 from __future__ import annotations
@@ -121,7 +124,7 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_depth, m_
     ones, so matching is a merge. ``m_first[i]`` receives the index of manifold i's first point.
     Returns the number of points."""
     (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
-     cln, clt1, clt2, clmax) = S
+     cln, clt1, clt2, clmax, cj) = S
     k = 0
     j = 0
     for i in range(m):
@@ -157,6 +160,15 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_depth, m_
             cmn[k] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, n)
             cmt1[k] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, t1)
             cmt2[k] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, t2)
+            ia = load_mat(inv_inertia, a)
+            ib = load_mat(inv_inertia, b)
+            for row, d in enumerate((n, t1, t2)):
+                rad = cross(ra, d)
+                rbd = cross(rb, d)
+                store3(cj[k], 4 * row, rad)
+                store3(cj[k], 4 * row + 1, rbd)
+                store3(cj[k], 4 * row + 2, mat_vec(ia, rad))
+                store3(cj[k], 4 * row + 3, mat_vec(ib, rbd))
             cmu[k] = mu
             ce[k] = e
             dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
@@ -183,20 +195,35 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_depth, m_
 
 
 @njit(cache=True)
+def push_pair(va, wa, vb, wb, ima, imb, d, lam, ja, jb):
+    """Velocities of bodies a and b after the impulse ``lam`` along ``d`` (−lam on a), with the cached
+    angular responses ``ja`` = Ia⁻¹(ra×d) and ``jb`` = Ib⁻¹(rb×d)."""
+    return (mad(va, d, -lam * ima), mad(wa, ja, -lam), mad(vb, d, lam * imb), mad(wb, jb, lam))
+
+
+@njit(cache=True)
 def warm_start(c, S, vel, angvel, inv_mass, inv_inertia, moving):
     """Apply the accumulated impulses again (Catto 2005): the solver starts from last sub-step's answer,
     which is what makes stacks converge with few iterations."""
-    cb, cm, cn, ct1, ct2, cra, crb = S[0], S[1], S[2], S[3], S[4], S[5], S[6]
-    cln, clt1, clt2 = S[16], S[17], S[18]
+    cb, cn, ct1, ct2 = S[0], S[2], S[3], S[4]
+    cln, clt1, clt2, cj = S[16], S[17], S[18], S[20]
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
         if not (moving[a] or moving[b]):
             continue
-        p = scale(load3(cn, k), cln[k])
-        p = mad(p, load3(ct1, k), clt1[k])
-        p = mad(p, load3(ct2, k), clt2[k])
-        apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, load3(cra, k), load3(crb, k), p)
+        j = cj[k]
+        va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], load3(cn, k), cln[k],
+                                   load3(j, 2), load3(j, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], load3(ct1, k), clt1[k],
+                                   load3(j, 6), load3(j, 7))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], load3(ct2, k), clt2[k],
+                                   load3(j, 10), load3(j, 11))
+        store3(vel, a, va)
+        store3(angvel, a, wa)
+        store3(vel, b, vb)
+        store3(angvel, b, wb)
 
 
 @njit(cache=True)
@@ -204,13 +231,14 @@ def solve_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving, 
                    contact_hertz, damping_ratio, max_push, linear_slop):
     """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant.
 
-    Normal: the current separation s is measured from the moved anchors; s > 0 is a speculative contact
-    that only stops the approach that would close the gap within the sub-step (v_n ≥ −s/h); an overlap
-    gets a soft bias (spring of ``contact_hertz``, capped at ``max_push`` m/s) when ``use_bias``, none in
-    the relax pass. The accumulated impulse is clamped at ≥ 0. Friction: Coulomb, the tangential impulse
-    vector clamped to the disc of radius μ·λn."""
+    Friction first: Coulomb, the tangential impulse vector clamped to the disc of radius μ·λn (last
+    iteration's normal impulse), so that non-penetration, solved last, is the constraint that holds best
+    when the iterations stop. Normal: the current separation s is measured from the moved anchors; s > 0
+    is a speculative contact that only stops the approach that would close the gap within the sub-step
+    (v_n ≥ −s/h); an overlap gets a soft bias (a spring of ``contact_hertz``, pushing at most ``max_push``
+    m/s) when ``use_bias``, none in the relax pass. The accumulated normal impulse is clamped at ≥ 0."""
     (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
-     cln, clt1, clt2, clmax) = S
+     cln, clt1, clt2, clmax, cj) = S
     bias_rate, mass_scale, impulse_scale = soft_coefficients(contact_hertz, damping_ratio, h)
     inv_h = 1.0 / h
     for k in range(c):
@@ -218,14 +246,32 @@ def solve_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving, 
         b = cb[k, 1]
         if not (moving[a] or moving[b]):
             continue
+        j = cj[k]
+        ima = inv_mass[a]
+        imb = inv_mass[b]
+        va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
+
+        t1 = load3(ct1, k)
+        t2 = load3(ct2, k)
+        dv = sub(vb, va)
+        l1 = clt1[k] - cmt1[k] * (dot(dv, t1) + dot(wb, load3(j, 5)) - dot(wa, load3(j, 4)))
+        l2 = clt2[k] - cmt2[k] * (dot(dv, t2) + dot(wb, load3(j, 9)) - dot(wa, load3(j, 8)))
+        cap = cmu[k] * cln[k]
+        mag = math.sqrt(l1 * l1 + l2 * l2)
+        if mag > cap:
+            f = cap / mag
+            l1 *= f
+            l2 *= f
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - clt1[k], load3(j, 6), load3(j, 7))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - clt2[k], load3(j, 10), load3(j, 11))
+        clt1[k] = l1
+        clt2[k] = l2
+
         n = load3(cn, k)
-        ra = load3(cra, k)
-        rb = load3(crb, k)
         pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(cla, k)))
         pb = add(load3(pos, b), quat_rotate(load4(quat, b), load3(clb, k)))
         s = dot(sub(pb, pa), n)
-        dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
-        vn = dot(dv, n)
+        vn = dot(sub(vb, va), n) + dot(wb, load3(j, 1)) - dot(wa, load3(j, 0))
         bias = 0.0
         ms = 1.0
         isc = 0.0
@@ -242,24 +288,11 @@ def solve_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving, 
             capp[k] = max(-vn, 0.0)  # the approach speed at the moment of impact, for restitution
         cln[k] = new
         clmax[k] = max(clmax[k], new)
-        apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, scale(n, lam))
-
-        # friction after the normal, against the updated velocity
-        dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
-        t1 = load3(ct1, k)
-        t2 = load3(ct2, k)
-        l1 = clt1[k] - cmt1[k] * dot(dv, t1)
-        l2 = clt2[k] - cmt2[k] * dot(dv, t2)
-        cap = cmu[k] * cln[k]
-        mag = math.sqrt(l1 * l1 + l2 * l2)
-        if mag > cap:
-            f = cap / mag
-            l1 *= f
-            l2 *= f
-        p = add(scale(t1, l1 - clt1[k]), scale(t2, l2 - clt2[k]))
-        clt1[k] = l1
-        clt2[k] = l2
-        apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, p)
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, lam, load3(j, 2), load3(j, 3))
+        store3(vel, a, va)
+        store3(angvel, a, wa)
+        store3(vel, b, vb)
+        store3(angvel, b, wb)
 
 
 @njit(cache=True)
@@ -268,7 +301,7 @@ def apply_restitution(c, S, vel, angvel, inv_mass, inv_inertia, moving, threshol
     gets the normal velocity e·v_approach, v_approach being the approach speed recorded at impact; the
     total normal impulse stays ≥ 0. Below the threshold nothing bounces, so resting contacts never jitter."""
     (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
-     cln, clt1, clt2, clmax) = S
+     cln, clt1, clt2, clmax, cj) = S
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
@@ -277,16 +310,64 @@ def apply_restitution(c, S, vel, angvel, inv_mass, inv_inertia, moving, threshol
         approach = max(capp[k], -cvn0[k])
         if approach < threshold:
             continue
+        j = cj[k]
         n = load3(cn, k)
-        ra = load3(cra, k)
-        rb = load3(crb, k)
-        vn = dot(sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra)), n)
+        va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
+        vn = dot(sub(vb, va), n) + dot(wb, load3(j, 1)) - dot(wa, load3(j, 0))
         lam = -cmn[k] * (vn - ce[k] * approach)
         new = max(cln[k] + lam, 0.0)
         lam = new - cln[k]
         cln[k] = new
         clmax[k] = max(clmax[k], new)
-        apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, scale(n, lam))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], n, lam, load3(j, 2),
+                                   load3(j, 3))
+        store3(vel, a, va)
+        store3(angvel, a, wa)
+        store3(vel, b, vb)
+        store3(angvel, b, wb)
+
+
+@njit(cache=True)
+def record_speeds(n, moving, vel, angvel, radius, speed):
+    """``speed[i]`` = |v| + |ω|·r of each moving body: how fast any point of it moves, before contacts."""
+    for i in range(n):
+        if moving[i]:
+            speed[i] = length(load3(vel, i)) + length(load3(angvel, i)) * radius[i]
+        else:
+            speed[i] = 0.0
+
+
+@njit(cache=True)
+def cap_contact_speeds(n, moving, vel, angvel, radius, speed, c, S, max_push, scratch):
+    """Bound the speed that contacts leave a body with in this step: ``max_push`` more than the fastest
+    of its own and its contact neighbours' speeds at the start of the step (``speed``). Without
+    restitution (applied later, outside this bound) an impact can only share speed out, never make more.
+
+    Sequential impulses push each overlap apart at up to ``max_push``, but through a chain of deep
+    overlaps (bodies spawned inside each other) those pushes add up body after body; this cap, like
+    PhysX's maximum depenetration velocity, keeps such a pile from exploding. Ordinary impacts and
+    resting contacts never reach it. Returns the number of bodies capped."""
+    cb = S[0]
+    for i in range(n):
+        scratch[i] = 0.0
+    for k in range(c):
+        a = cb[k, 0]
+        b = cb[k, 1]
+        scratch[a] = max(scratch[a], speed[b])
+        scratch[b] = max(scratch[b], speed[a])
+    capped = 0
+    for i in range(n):
+        if not moving[i]:
+            continue
+        bound = max_push + max(speed[i], scratch[i])
+        v = length(load3(vel, i))
+        w = length(load3(angvel, i)) * radius[i]
+        if v + w > bound:
+            f = bound / (v + w)
+            store3(vel, i, scale(load3(vel, i), f))
+            store3(angvel, i, scale(load3(angvel, i), f))
+            capped += 1
+    return capped
 
 
 @njit(cache=True)

@@ -1,0 +1,109 @@
+"""The command line: ``sandbox [--scene NAME_OR_FILE] [--frames N --screenshot PATH] [--width W --height H]``.
+
+Arguments are checked before any window opens; a bad one prints a message and exits with status 2
+(argparse's convention).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .scene_file import SceneFileError, load_scene_file
+from .scenes import DEFAULT_SCENE, SCENES
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``sandbox`` command."""
+    parser = argparse.ArgumentParser(
+        prog="sandbox",
+        description="An interactive 3D rigid-body physics sandbox.",
+        epilog=f"scenes: {', '.join(SCENES)}. Press the Help header in the panel for the controls.")
+    parser.add_argument("--scene", default=DEFAULT_SCENE, metavar="NAME_OR_FILE",
+                        help=f"a built-in scene name or a JSON scene file (default: {DEFAULT_SCENE})")
+    parser.add_argument("--frames", type=_positive_int, metavar="N",
+                        help="draw N frames (one physics step each), then exit")
+    parser.add_argument("--screenshot", metavar="PATH",
+                        help="with --frames: save the last frame, panel included, as a PNG")
+    parser.add_argument("--width", type=_positive_int, default=1280, metavar="W", help="window width (1280)")
+    parser.add_argument("--height", type=_positive_int, default=720, metavar="H", help="window height (720)")
+    return parser
+
+
+def _check_screenshot(parser: argparse.ArgumentParser, path: str) -> None:
+    p = Path(path)
+    if p.suffix.lower() != ".png":
+        parser.error(f"--screenshot must name a .png file, got {path!r}")
+    if p.is_dir():
+        parser.error(f"--screenshot {path!r} is a directory")
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        parser.error(f"--screenshot: folder {str(folder)!r} does not exist")
+    existed = p.exists()
+    try:
+        with open(p, "ab"):
+            pass
+    except OSError as exc:
+        parser.error(f"--screenshot: cannot write {path!r}: {exc.strerror or exc}")
+    if not existed:
+        p.unlink()
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, object]:
+    """Parse and check ``argv``; returns the arguments and the scene (a name or a loaded file's
+    builder). Exits with status 2 and a message on any bad argument."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.screenshot is not None:
+        if args.frames is None:
+            parser.error("--screenshot needs --frames N (which frame to capture)")
+        _check_screenshot(parser, args.screenshot)
+    scene: object = args.scene
+    if args.scene not in SCENES:
+        if not (args.scene.lower().endswith(".json") or Path(args.scene).is_file()):
+            parser.error(f"unknown scene {args.scene!r}; choose one of: {', '.join(SCENES)}, "
+                         "or give a .json scene file")
+        try:
+            scene = load_scene_file(args.scene)
+        except SceneFileError as exc:
+            parser.error(f"bad scene file: {exc}")
+    return args, scene
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the sandbox app; returns the exit status (0 on success)."""
+    args, scene = parse_args(argv)
+    import pyglet
+
+    from .app import App
+
+    try:
+        app = App(scene=scene, width=args.width, height=args.height)
+    except (pyglet.window.NoSuchDisplayException, pyglet.gl.ContextException) as exc:
+        print(f"sandbox: cannot open a window: {exc}", file=sys.stderr)
+        return 1
+    try:
+        app.run(frames=args.frames, screenshot=args.screenshot)
+    except OSError as exc:
+        print(f"sandbox: cannot write the screenshot: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        app.close()
+    if args.screenshot is not None:
+        print(f"sandbox: saved {args.screenshot}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,615 @@
+"""Pair tests between polyhedra: box–box, box–hull and hull–hull, by the separating axis theorem.
+
+Every test follows the same plan (Box2D's ``b2CollidePolygons`` lifted to 3D, Gregorius, "The Separating
+Axis Test between Convex Polyhedra", GDC 2013):
+
+1. Work in A's local frame: B is placed there by the relative transform, so A's faces and vertices are
+   read as stored.
+2. Face queries: for every face of A, the separation of B's deepest point below the face's plane; the
+   same for B's faces against A. Edge query: for every pair of edges whose Gauss-map arcs cross (so that
+   they build a face of the Minkowski difference), the separation along their cross product. Any
+   separation beyond ``margin`` means no contact.
+3. Choose the axis with the largest separation, preferring face axes over edge axes unless the edge is
+   clearly better (Box2D's relative and absolute tolerances), so that a resting contact does not flicker
+   between a face manifold and a single edge point from one step to the next. Between a face of A and a
+   face of B the larger separation wins (ties: A): that keeps the result symmetric when A and B are
+   exchanged, and nearly parallel faces clip to the same patch whichever is the reference.
+4. Face axis: the face that won is the reference face; the face of the other body most anti-parallel to
+   its normal is the incident face. Clip the incident polygon against the side planes of the reference face
+   (Sutherland–Hodgman), keep the points below the reference plane (within ``margin``) and reduce them to
+   at most four (deepest point first, then the largest area). Edge axis: one point, at the closest points
+   of the two edges (Ericson 2004, §5.1.9).
+
+Boxes have their own 15-axis test (the 3 + 3 face axes and 9 edge-pair axes of two oriented boxes,
+Gottschalk et al. 1996 and Ericson 2004, §4.4.1), because box stacks are the common case; box–hull builds
+the box's vertices, faces and edges in the hull table's format and runs the hull–hull test.
+
+All tests share ``core.narrowphase``'s pair-test signature and conventions: normal from A to B, points on
+both surfaces, ``depths[i] = dot(pts_a[i] - pts_b[i], normal)`` positive when overlapping.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .rounded import closest_segment_segment
+from .vecmath import (
+    add,
+    cross,
+    dot,
+    length,
+    length_sq,
+    lerp,
+    load3,
+    mad,
+    neg,
+    quat_conj,
+    quat_inv_rotate,
+    quat_mul,
+    quat_rotate,
+    quat_to_mat,
+    scale,
+    store3,
+    sub,
+)
+
+REL_TOL = 0.98
+"""An edge axis wins only if its separation beats ``REL_TOL * best_face + ABS_TOL`` (Box2D's bias)."""
+ABS_TOL = 0.001
+PARALLEL_TOL = 1e-6
+"""Edge pairs whose directions' cross product is shorter than this (relative) are treated as parallel:
+their axis is one of the face axes, already tested."""
+
+# The box as a polytope, vertex i at (±hx, ±hy, ±hz) with the sign of axis k positive when bit k of i is
+# set; faces -x, +x, -y, +y, -z, +z, each counter-clockwise seen from outside.
+_BOX_FACE_VERTS = np.array([2, 0, 4, 6, 7, 5, 1, 3, 4, 0, 1, 5, 7, 3, 2, 6, 1, 0, 2, 3, 7, 6, 4, 5],
+                           dtype=np.int64)
+_BOX_NORMALS = np.array([[-1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 1.0, 0.0],
+                         [0.0, 0.0, -1.0], [0.0, 0.0, 1.0]])
+
+
+def _box_edges() -> tuple[np.ndarray, np.ndarray]:
+    """Edges (a, b), a < b, of the box faces above, with the face running a → b first (as in ``hull.py``)."""
+    directed = {}
+    for f in range(6):
+        loop = _BOX_FACE_VERTS[4 * f: 4 * f + 4]
+        for k in range(4):
+            directed[(int(loop[k]), int(loop[(k + 1) % 4]))] = f
+    pairs = sorted((a, b) for (a, b) in directed if a < b)
+    return (np.array(pairs, dtype=np.int64),
+            np.array([(directed[(a, b)], directed[(b, a)]) for a, b in pairs], dtype=np.int64))
+
+
+_BOX_EDGES, _BOX_EDGE_FACES = _box_edges()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Shared pieces: polygon clipping, manifold reduction, the two kinds of manifold.
+
+
+@njit(cache=True)
+def _store_normal(normal, n):
+    """Write vector tuple ``n`` into the (3,) array ``normal``."""
+    normal[0] = n[0]
+    normal[1] = n[1]
+    normal[2] = n[2]
+
+
+@njit(cache=True)
+def _clip_to_face(ref, nref, n, poly, npoly, spare):
+    """Sutherland–Hodgman: clip the convex polygon ``poly[:npoly]`` against the side planes of the
+    reference polygon ``ref[:nref]`` (CCW around its normal ``n``). The planes pass through the reference
+    edges, outward normal edge × n. ``spare`` has the same capacity (nref + npoly rows suffice, since each
+    plane adds at most one vertex). Returns the array holding the result and its vertex count."""
+    src = poly
+    dst = spare
+    m = npoly
+    for i in range(nref):
+        v0 = load3(ref, i)
+        side = cross(sub(load3(ref, (i + 1) % nref), v0), n)
+        off = dot(side, v0)
+        out = 0
+        for k in range(m):
+            p = load3(src, k)
+            q = load3(src, (k + 1) % m)
+            dp = dot(side, p) - off
+            dq = dot(side, q) - off
+            if dp <= 0.0:
+                store3(dst, out, p)
+                out += 1
+            if (dp <= 0.0) != (dq <= 0.0):
+                store3(dst, out, add(p, scale(sub(q, p), dp / (dp - dq))))
+                out += 1
+        src, dst = dst, src
+        m = out
+        if m == 0:
+            break
+    return src, m
+
+
+@njit(cache=True)
+def _reduce_to_four(pts, depth, m, n):
+    """Indices of at most 4 of the ``m`` contact points: the deepest, the farthest from it, then the two
+    that span the largest triangles with those on either side of their line (the area of the contact
+    patch is what keeps a resting body from rocking; Jolt's and Box2D v3's manifold reduction). Near ties
+    go to the deeper point, so that the choice does not hang on rounding (or on the order of the points)."""
+    i1 = 0
+    for k in range(1, m):
+        if depth[k] > depth[i1]:
+            i1 = k
+    p1 = load3(pts, i1)
+    i2 = -1
+    best = -1.0
+    for k in range(m):
+        d2 = length_sq(sub(load3(pts, k), p1))
+        if d2 > best * (1.0 + 1e-9) or (d2 >= best * (1.0 - 1e-9) and depth[k] > depth[i2]):
+            best = d2
+            i2 = k
+    u = sub(load3(pts, i2), p1)
+    tol = 1e-9 * best
+    i3 = -1
+    i4 = -1
+    hi = tol
+    lo = -tol
+    for k in range(m):
+        area = dot(cross(u, sub(load3(pts, k), p1)), n)
+        if area > hi + tol or (area > hi - tol and i3 >= 0 and depth[k] > depth[i3]):
+            hi = max(area, hi)
+            i3 = k
+        elif area < lo - tol or (area < lo + tol and i4 >= 0 and depth[k] > depth[i4]):
+            lo = min(area, lo)
+            i4 = k
+    return i1, i2, i3, i4
+
+
+@njit(cache=True)
+def _closest_on_face(ref, nref, n, y):
+    """The point of the convex polygon ``ref[:nref]`` (CCW around ``n``) closest to ``y``, a point of its
+    plane: ``y`` itself when inside (always so after clipping), else the closest point of its edges."""
+    best = y
+    best_d = np.inf
+    for i in range(nref):
+        v0 = load3(ref, i)
+        v1 = load3(ref, (i + 1) % nref)
+        e = sub(v1, v0)
+        if dot(cross(e, n), sub(y, v0)) > 0.0:
+            t = min(max(dot(sub(y, v0), e) / max(dot(e, e), 1e-300), 0.0), 1.0)
+            c = mad(v0, e, t)
+            dist = length_sq(sub(y, c))
+            if dist < best_d:
+                best_d = dist
+                best = c
+    return best
+
+
+@njit(cache=True)
+def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
+                  pts_b, depths):
+    """Manifold from a reference face (polygon ``ref[:nref]``, plane ``n·x = d``) and an incident polygon
+    ``poly[:npoly]`` of the other body, all in one local frame (``frame_p``, ``frame_q`` map it to the
+    world). Points of the clipped incident polygon lie on the other body; their projections on the
+    reference plane lie on the reference body. ``flip``: the reference face belongs to B, so the normal
+    is reversed and the two point sets exchanged. Returns the number of points (0 when none is within
+    ``margin`` below the reference plane)."""
+    clipped, m = _clip_to_face(ref, nref, n, poly, npoly, spare)
+    depth = np.empty(max(m, 1))
+    kept = 0
+    for k in range(m):
+        x = load3(clipped, k)
+        s = d - dot(n, x)
+        if s >= -margin:
+            store3(clipped, kept, x)  # compacted in place: kept <= k
+            depth[kept] = s
+            kept += 1
+    if kept == 0:
+        return 0
+    chosen = (0, 1, 2, 3) if kept <= 4 else _reduce_to_four(clipped, depth, kept, n)
+    nw = quat_rotate(frame_q, n)
+    _store_normal(normal, neg(nw) if flip else nw)
+    out = 0
+    for slot in range(4):
+        idx = chosen[slot]
+        if idx < 0 or idx >= kept:
+            continue
+        repeated = False
+        for prev in range(slot):
+            repeated = repeated or chosen[prev] == idx
+        if repeated:
+            continue
+        x = load3(clipped, idx)
+        on_inc = add(frame_p, quat_rotate(frame_q, x))
+        on_ref = add(frame_p, quat_rotate(frame_q, mad(x, n, depth[idx])))
+        if flip:
+            store3(pts_a, out, on_inc)
+            store3(pts_b, out, on_ref)
+        else:
+            store3(pts_a, out, on_ref)
+            store3(pts_b, out, on_inc)
+        depths[out] = depth[idx]
+        out += 1
+    return out
+
+
+@njit(cache=True)
+def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, normal, pts_a, pts_b, depths):
+    """One point when clipping comes out empty (the bodies overlap only near a corner of the reference
+    face): the deepest vertex ``poly[0]`` of the incident body, and the point of the reference face
+    closest to it. Same conventions as ``_face_contact``."""
+    x = load3(poly, 0)
+    s = d - dot(n, x)
+    if s < -margin:
+        return 0
+    y = _closest_on_face(ref, nref, n, mad(x, n, s))
+    nw = quat_rotate(frame_q, n)
+    _store_normal(normal, neg(nw) if flip else nw)
+    on_inc = add(frame_p, quat_rotate(frame_q, x))
+    on_ref = add(frame_p, quat_rotate(frame_q, y))
+    if flip:
+        store3(pts_a, 0, on_inc)
+        store3(pts_b, 0, on_ref)
+    else:
+        store3(pts_a, 0, on_ref)
+        store3(pts_b, 0, on_inc)
+    depths[0] = s
+    return 1
+
+
+@njit(cache=True)
+def _edge_contact(a0, a1, b0, b1, axis, frame_p, frame_q, normal, pts_a, pts_b, depths):
+    """One point at the closest points of edge a0a1 (on A) and edge b0b1 (on B), in a local frame mapped
+    to the world by ``frame_p``, ``frame_q``; ``axis`` is the unit normal from A to B."""
+    s, t = closest_segment_segment(a0, a1, b0, b1)
+    ca = lerp(a0, a1, s)
+    cb = lerp(b0, b1, t)
+    _store_normal(normal, quat_rotate(frame_q, axis))
+    store3(pts_a, 0, add(frame_p, quat_rotate(frame_q, ca)))
+    store3(pts_b, 0, add(frame_p, quat_rotate(frame_q, cb)))
+    depths[0] = dot(sub(ca, cb), axis)
+    return 1
+
+
+# ---------------------------------------------------------------------------------------------------
+# Box–box.
+
+
+@njit(cache=True)
+def _box_face(c, n, e1, h1, h2, out):
+    """The 4 corners of the box face with centre ``c``, outward normal ``n``, in-plane unit axis ``e1``
+    (half size ``h1``) and ``n × e1`` (half size ``h2``), counter-clockwise seen from outside."""
+    e2 = cross(n, e1)
+    u = scale(e1, h1)
+    v = scale(e2, h2)
+    store3(out, 0, add(add(c, u), v))
+    store3(out, 1, add(sub(c, u), v))
+    store3(out, 2, sub(sub(c, u), v))
+    store3(out, 3, sub(add(c, u), v))
+
+
+@njit(cache=True)
+def _box_support_edge(c, axes, h, skip, direction):
+    """Centre of the edge of a box (centre ``c``, unit ``axes``, half extents ``h``) parallel to axis
+    ``skip`` that lies farthest along ``direction``."""
+    p = c
+    for k in range(3):
+        if k != skip:
+            s = h[k] if dot(axes[k], direction) >= 0.0 else -h[k]
+            p = mad(p, axes[k], s)
+    return p
+
+
+@njit(cache=True)
+def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+    """Contact manifold of two oriented boxes: the 15-axis separating axis test (Ericson 2004, §4.4.1)
+    in A's frame, then face clipping or an edge–edge point (see the module docstring). Axis-aligned boxes
+    make every edge axis a face axis, so the test reduces to the AABB overlap test's least-overlap axis."""
+    ha = (prm_a[0], prm_a[1], prm_a[2])
+    hb = (prm_b[0], prm_b[1], prm_b[2])
+    q = quat_mul(quat_conj(qa), qb)
+    t = quat_inv_rotate(qa, sub(pb, pa))
+    r = quat_to_mat(q)
+    eb = ((r[0], r[3], r[6]), (r[1], r[4], r[7]), (r[2], r[5], r[8]))  # B's axes in A's frame
+    ea = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+
+    sep_a = -np.inf
+    face_a = 0
+    for i in range(3):
+        s = abs(t[i]) - (ha[i] + hb[0] * abs(eb[0][i]) + hb[1] * abs(eb[1][i]) + hb[2] * abs(eb[2][i]))
+        if s > margin:
+            return 0
+        if s > sep_a:
+            sep_a = s
+            face_a = i
+    sep_b = -np.inf
+    face_b = 0
+    for j in range(3):
+        s = abs(dot(t, eb[j])) - (hb[j] + ha[0] * abs(eb[j][0]) + ha[1] * abs(eb[j][1])
+                                  + ha[2] * abs(eb[j][2]))
+        if s > margin:
+            return 0
+        if s > sep_b:
+            sep_b = s
+            face_b = j
+    sep_e = -np.inf
+    edge_i = -1
+    edge_j = -1
+    for i in range(3):
+        for j in range(3):
+            axis = cross(ea[i], eb[j])
+            ln = length(axis)
+            if ln < PARALLEL_TOL:
+                continue
+            axis = scale(axis, 1.0 / ln)
+            ra = ha[0] * abs(axis[0]) + ha[1] * abs(axis[1]) + ha[2] * abs(axis[2])
+            rb = hb[0] * abs(dot(eb[0], axis)) + hb[1] * abs(dot(eb[1], axis)) + hb[2] * abs(dot(eb[2], axis))
+            s = abs(dot(t, axis)) - ra - rb
+            if s > margin:
+                return 0
+            if s > sep_e:
+                sep_e = s
+                edge_i = i
+                edge_j = j
+
+    use_b = sep_b > sep_a
+    sep_face = sep_b if use_b else sep_a
+    if edge_i >= 0 and sep_e > REL_TOL * sep_face + ABS_TOL:
+        axis = cross(ea[edge_i], eb[edge_j])
+        axis = scale(axis, 1.0 / length(axis))
+        if dot(axis, t) < 0.0:
+            axis = neg(axis)
+        ca = _box_support_edge((0.0, 0.0, 0.0), ea, ha, edge_i, axis)
+        cb = _box_support_edge(t, eb, hb, edge_j, neg(axis))
+        da = scale(ea[edge_i], ha[edge_i])
+        db = scale(eb[edge_j], hb[edge_j])
+        return _edge_contact(sub(ca, da), add(ca, da), sub(cb, db), add(cb, db), axis, pa, qa, normal,
+                             pts_a, pts_b, depths)
+
+    return 1
+    # Face contact, in A's frame: reference box R (axes er, half extents hr, centre cr), incident box I.
+    if use_b:
+        er, hr, cr, ei, hi, ci, k = eb, hb, t, ea, ha, (0.0, 0.0, 0.0), face_b
+        n = eb[k] if dot(t, eb[k]) < 0.0 else neg(eb[k])
+    else:
+        er, hr, cr, ei, hi, ci, k = ea, ha, (0.0, 0.0, 0.0), eb, hb, t, face_a
+        n = ea[k] if t[k] >= 0.0 else neg(ea[k])
+    ref = np.empty((4, 3))
+    poly = np.empty((9, 3))
+    spare = np.empty((9, 3))
+    u = (k + 1) % 3
+    _box_face(mad(cr, n, hr[k]), n, er[u], hr[u], hr[(k + 2) % 3], ref)
+    j = 0
+    best = -1.0
+    for m in range(3):
+        c = abs(dot(ei[m], n))
+        if c > best:
+            best = c
+            j = m
+    m_out = neg(ei[j]) if dot(ei[j], n) > 0.0 else ei[j]
+    w = (j + 1) % 3
+    _box_face(mad(ci, m_out, hi[j]), m_out, ei[w], hi[w], hi[(j + 2) % 3], poly)
+    d = dot(n, cr) + hr[k]
+    count = _face_contact(ref, 4, n, d, poly, 4, spare, margin, use_b, pa, qa, normal, pts_a, pts_b,
+                          depths)
+    if count == 0:
+        # Clipping can come out empty when the boxes overlap only near a corner of the reference face:
+        # fall back on the incident box's deepest vertex.
+        x = ci
+        for m in range(3):
+            x = mad(x, ei[m], -hi[m] if dot(ei[m], n) > 0.0 else hi[m])
+        store3(poly, 0, x)
+        count = _fallback_contact(ref, 4, n, d, poly, margin, use_b, pa, qa, normal, pts_a, pts_b, depths)
+    return count
+
+
+# ---------------------------------------------------------------------------------------------------
+# Hulls (and boxes as hulls).
+
+
+@njit(cache=True)
+def _box_as_hull(h):
+    """The box of half extents ``h`` in the packed hull-table format of ``core.layout``, as hull 0."""
+    verts = np.empty((8, 3))
+    for i in range(8):
+        verts[i, 0] = h[0] if i & 1 else -h[0]
+        verts[i, 1] = h[1] if i & 2 else -h[1]
+        verts[i, 2] = h[2] if i & 4 else -h[2]
+    offsets = np.empty(6)
+    for f in range(6):
+        offsets[f] = h[f // 2]
+    zero = np.zeros(1, np.int64)
+    return (zero, np.full(1, 8, np.int64), verts, zero.copy(), np.full(1, 6, np.int64),
+            _BOX_NORMALS.copy(), offsets, np.arange(0, 24, 4).astype(np.int64), np.full(6, 4, np.int64),
+            _BOX_FACE_VERTS.copy(), zero.copy(), np.full(1, 12, np.int64), _BOX_EDGES.copy(),
+            _BOX_EDGE_FACES.copy())
+
+
+@njit(cache=True)
+def _is_minkowski_face(a, b, c, d, b_x_a, d_x_c):
+    """Do the Gauss-map arcs ab (edge of A, adjacent face normals a, b) and cd (edge of B, negated normals
+    c, d) cross? Then the two edges build a face of the Minkowski difference (Gregorius 2013): the arcs'
+    endpoints lie on opposite sides of each other's planes, on the same hemisphere."""
+    cba = dot(c, b_x_a)
+    dba = dot(d, b_x_a)
+    adc = dot(a, d_x_c)
+    bdc = dot(b, d_x_c)
+    return cba * dba < 0.0 and adc * bdc < 0.0 and cba * bdc > 0.0
+
+
+@njit(cache=True)
+def _polygon(HX, f, verts, base, out):
+    """Copy the vertices of face ``f`` of table ``HX`` from ``verts`` (rows relative to ``base``) into
+    ``out``; returns the vertex count."""
+    fvs, fvc, fverts = HX[7], HX[8], HX[9]
+    for k in range(fvc[f]):
+        g = fverts[fvs[f] + k] - base
+        out[k, 0] = verts[g, 0]
+        out[k, 1] = verts[g, 1]
+        out[k, 2] = verts[g, 2]
+    return fvc[f]
+
+
+@njit(cache=True)
+def _incident_face(HX, h, verts, vrow0, normals, frow0, n):
+    """The incident face of hull ``h`` of table ``HX`` against a reference normal ``n``: among the faces
+    through the hull's deepest vertex along -n, the one most anti-parallel to ``n`` (Gregorius 2013).
+    Vertex ``k`` of the hull is row ``vrow0 + k`` of ``verts`` and face ``f`` has normal row
+    ``frow0 + f`` of ``normals`` (both in the reference frame). Returns the face (0-based within the hull)
+    and the deepest vertex."""
+    v0, vn, f0, fn = HX[0][h], HX[1][h], HX[3][h], HX[4][h]
+    fvs, fvc, fverts = HX[7], HX[8], HX[9]
+    low = 0
+    lo = np.inf
+    for k in range(vn):
+        s = dot(n, load3(verts, vrow0 + k))
+        if s < lo:
+            lo = s
+            low = k
+    best = 0
+    best_c = np.inf
+    for f in range(fn):
+        touches = False
+        for j in range(fvs[f0 + f], fvs[f0 + f] + fvc[f0 + f]):
+            touches = touches or fverts[j] == v0 + low
+        c = dot(load3(normals, frow0 + f), n)
+        if touches and c < best_c:
+            best_c = c
+            best = f
+    return best, load3(verts, vrow0 + low)
+
+
+@njit(cache=True)
+def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts_b, depths):
+    """SAT between hull ``ia`` of table ``HA`` (at ``pa``, ``qa``) and hull ``ib`` of ``HB``, in A's frame
+    (Gregorius 2013; see the module docstring). Writes the manifold, returns its point count."""
+    va0, van, vert_a = HA[0][ia], HA[1][ia], HA[2]
+    fa0, fan, norm_a, off_a = HA[3][ia], HA[4][ia], HA[5], HA[6]
+    ea0, ean, edges_a, ef_a = HA[10][ia], HA[11][ia], HA[12], HA[13]
+    vb0, vbn, vert_b = HB[0][ib], HB[1][ib], HB[2]
+    fb0, fbn, norm_b, off_b = HB[3][ib], HB[4][ib], HB[5], HB[6]
+    eb0, ebn, edges_b, ef_b = HB[10][ib], HB[11][ib], HB[12], HB[13]
+
+    # B in A's frame: its vertices, face normals and plane offsets.
+    q = quat_mul(quat_conj(qa), qb)
+    t = quat_inv_rotate(qa, sub(pb, pa))
+    vb = np.empty((vbn, 3))
+    for k in range(vbn):
+        store3(vb, k, add(t, quat_rotate(q, load3(vert_b, vb0 + k))))
+    nb = np.empty((fbn, 3))
+    db = np.empty(fbn)
+    for g in range(fbn):
+        n = quat_rotate(q, load3(norm_b, fb0 + g))
+        store3(nb, g, n)
+        db[g] = off_b[fb0 + g] + dot(n, t)
+
+    sep_a = -np.inf
+    face_a = 0
+    for f in range(fan):
+        n = load3(norm_a, fa0 + f)
+        lo = np.inf
+        for k in range(vbn):
+            lo = min(lo, dot(n, load3(vb, k)))
+        s = lo - off_a[fa0 + f]
+        if s > margin:
+            return 0
+        if s > sep_a:
+            sep_a = s
+            face_a = f
+    sep_b = -np.inf
+    face_b = 0
+    for g in range(fbn):
+        n = load3(nb, g)
+        lo = np.inf
+        for k in range(van):
+            lo = min(lo, dot(n, load3(vert_a, va0 + k)))
+        s = lo - db[g]
+        if s > margin:
+            return 0
+        if s > sep_b:
+            sep_b = s
+            face_b = g
+
+    sep_e = -np.inf
+    best_ea = -1
+    best_eb = -1
+    best_axis = (0.0, 0.0, 0.0)
+    for e in range(ea0, ea0 + ean):
+        a0 = load3(vert_a, edges_a[e, 0])
+        a1 = load3(vert_a, edges_a[e, 1])
+        n0 = load3(norm_a, ef_a[e, 0])
+        n1 = load3(norm_a, ef_a[e, 1])
+        n1_x_n0 = cross(n1, n0)
+        dir_a = sub(a1, a0)
+        for g in range(eb0, eb0 + ebn):
+            c = neg(load3(nb, ef_b[g, 0] - fb0))
+            d = neg(load3(nb, ef_b[g, 1] - fb0))
+            if not _is_minkowski_face(n0, n1, c, d, n1_x_n0, cross(d, c)):
+                continue
+            b0 = load3(vb, edges_b[g, 0] - vb0)
+            dir_b = sub(load3(vb, edges_b[g, 1] - vb0), b0)
+            axis = cross(dir_a, dir_b)
+            ln = length(axis)
+            if ln < PARALLEL_TOL * length(dir_a) * length(dir_b):
+                continue
+            axis = scale(axis, 1.0 / ln)
+            if dot(axis, a0) < 0.0:  # A's origin is its centre of mass, inside it
+                axis = neg(axis)
+            s = dot(axis, sub(b0, a0))
+            if s > margin:
+                return 0
+            if s > sep_e:
+                sep_e = s
+                best_ea = e
+                best_eb = g
+                best_axis = axis
+
+    use_b = sep_b > sep_a
+    sep_face = sep_b if use_b else sep_a
+    if best_ea >= 0 and sep_e > REL_TOL * sep_face + ABS_TOL:
+        return _edge_contact(load3(vert_a, edges_a[best_ea, 0]), load3(vert_a, edges_a[best_ea, 1]),
+                             load3(vb, edges_b[best_eb, 0] - vb0), load3(vb, edges_b[best_eb, 1] - vb0),
+                             best_axis, pa, qa, normal, pts_a, pts_b, depths)
+
+    # Face contact in A's frame: reference face on the body whose face axis won, incident face on the
+    # other, through its deepest vertex below the reference plane.
+    cap = HA[8][fa0:fa0 + fan].max() + HB[8][fb0:fb0 + fbn].max() + 1
+    ref = np.empty((cap, 3))
+    poly = np.empty((cap, 3))
+    spare = np.empty((cap, 3))
+    if use_b:
+        n = load3(nb, face_b)
+        d = db[face_b]
+        nref = _polygon(HB, fb0 + face_b, vb, vb0, ref)
+        inc, deepest = _incident_face(HA, ia, vert_a, va0, norm_a, fa0, n)
+        npoly = _polygon(HA, fa0 + inc, vert_a, 0, poly)
+    else:
+        n = load3(norm_a, fa0 + face_a)
+        d = off_a[fa0 + face_a]
+        nref = _polygon(HA, fa0 + face_a, vert_a, 0, ref)
+        inc, deepest = _incident_face(HB, ib, vb, 0, nb, 0, n)
+        npoly = _polygon(HB, fb0 + inc, vb, vb0, poly)
+    count = _face_contact(ref, nref, n, d, poly, npoly, spare, margin, use_b, pa, qa, normal, pts_a,
+                          pts_b, depths)
+    if count == 0:
+        # Clipping can come out empty when the bodies overlap only near a corner of the reference face:
+        # fall back on the deepest vertex alone.
+        store3(poly, 0, deepest)
+        count = _fallback_contact(ref, nref, n, d, poly, margin, use_b, pa, qa, normal, pts_a, pts_b,
+                                  depths)
+    return count
+
+
+@njit(cache=True)
+def hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+    """Contact manifold of two convex hulls (ids ``prm[0]`` in the hull table ``H``): SAT over face
+    normals and Gauss-map-pruned edge pairs (Gregorius 2013), face clipping or edge–edge closest points."""
+    return _hull_hull_tables(H, int(prm_a[0]), pa, qa, H, int(prm_b[0]), pb, qb, margin, normal, pts_a,
+                             pts_b, depths)
+
+
+@njit(cache=True)
+def box_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+    """Contact manifold of a box (A) and a convex hull (B): the box is built as an 8-vertex, 6-face,
+    12-edge hull and the hull–hull test runs."""
+    box = _box_as_hull((prm_a[0], prm_a[1], prm_a[2]))
+    return _hull_hull_tables(box, 0, pa, qa, H, int(prm_b[0]), pb, qb, margin, normal, pts_a, pts_b,
+                             depths)

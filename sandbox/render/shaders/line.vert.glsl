@@ -1,0 +1,14 @@
+#version 330 core
+// Debug lines (GL_LINES, the width set per draw): world endpoints with an RGBA colour.
+
+in vec3 in_pos;
+in vec4 in_color;
+
+uniform mat4 u_view_proj;
+
+out vec4 v_color;
+
+void main() {
+    v_color = in_color;
+    gl_Position = u_view_proj * vec4(in_pos, 1.0);
+}

@@ -1,0 +1,461 @@
+"""The Dear ImGui panel: simulation controls, world settings, spawning, the selected body, mouse tools,
+debug drawing, statistics and help, each under a collapsible header; a status overlay at the top-left
+and a tooltip over the hovered body.
+
+Every widget acts on the app right away (immediate mode). Each section is drawn inside its own error
+guard, so a bad value or a failing action shows a red message and the rest of the panel keeps working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+from imgui_bundle import imgui
+
+from ..engine.core.layout import KIND_NAMES
+from ..engine.world import RESPONSES, RESTITUTION_RULES
+from ..scene_file import save_scene_file
+from ..scenes import SCENES
+from . import spawn
+
+if TYPE_CHECKING:
+    from ..app import App
+
+PANEL_WIDTH = 370.0
+HISTORY = 240
+BROADPHASES = ("brute", "sap", "grid", "octree")
+DEBUG_TOGGLES = (("shadows", "Shadows"), ("grid", "Ground grid"), ("outlines", "Selection outlines"),
+                 ("contacts", "Contact points"), ("normals", "Contact normals"),
+                 ("aabbs", "Bounding boxes (AABB)"), ("broadphase", "Broad-phase structure"),
+                 ("velocities", "Velocities"), ("grab_spring", "Grab spring and force"),
+                 ("joints", "Joints"), ("xray", "X-ray (hidden debug lines faint)"))
+NORMAL_SCALES = ("depth", "impulse")
+RED = imgui.ImVec4(1.0, 0.38, 0.35, 1.0)
+DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
+ACCENT = imgui.ImVec4(0.45, 0.72, 1.0, 1.0)
+
+HELP = (
+    ("Left drag a body", "grab it with a spring; the wheel moves it nearer / farther"),
+    ("Left click", "select a body (empty space: deselect)"),
+    ("Ctrl + left click", "push the body along the view ray"),
+    ("Right drag", "orbit the camera"),
+    ("Middle drag, Shift + right drag", "pan"),
+    ("Wheel", "zoom"),
+    ("Space", "shoot the spawn shape through the cursor"),
+    ("E", "drop the spawn shape above the cursor"),
+    ("P", "pause / run"),
+    ("O or .", "single step (pauses)"),
+    ("R", "reset the scene"),
+    ("F", "focus the camera on the selected body"),
+    ("Home", "reset the view"),
+    ("Delete / Backspace", "delete the selected body"),
+    ("Esc", "let go, deselect"),
+    ("H", "hide / show the panel"),
+    ("Ctrl + Q", "quit"),
+)
+
+
+def _choice(label: str, value: str, options: tuple[str, ...]) -> tuple[bool, str]:
+    """A combo box over ``options``; returns (changed, the chosen option)."""
+    index = options.index(value) if value in options else 0
+    changed, index = imgui.combo(label, index, list(options))
+    return changed, options[index]
+
+
+def _row(label: str, value: str) -> None:
+    imgui.table_next_row()
+    imgui.table_next_column()
+    imgui.text_colored(DIM, label)
+    imgui.table_next_column()
+    imgui.text(value)
+
+
+class Panel:
+    """The ImGui windows of one ``App``; ``draw()`` is called once per frame between ``new_frame`` and
+    ``render``."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.scene_path = "assets/scenes/example.json"
+        self.save_path = "my_scene.json"
+        self.saved = ""
+        self.energy = np.zeros(HISTORY, np.float32)
+        self.step_ms = np.zeros(HISTORY, np.float32)
+        self._saved_gravity = np.array([0.0, -9.81, 0.0])
+
+    # --- frame -----------------------------------------------------------------------------------------
+    def draw(self) -> None:
+        """Draw the overlay, the tooltip and (unless hidden with H) the panel."""
+        self._record_history()
+        self._overlay()
+        self._tooltip()
+        if self.app.show_panel:
+            self._panel()
+
+    def _record_history(self) -> None:
+        world = self.app.sim.world
+        try:
+            energy = world.kinetic_energy() + world.potential_energy()
+        except Exception:  # noqa: BLE001 - statistics never stop the frame
+            energy = float("nan")
+        self.energy = np.roll(self.energy, -1)
+        self.energy[-1] = energy
+        self.step_ms = np.roll(self.step_ms, -1)
+        self.step_ms[-1] = sum(world.timings.values())
+
+    def _remember_rect(self) -> None:
+        pos, size = imgui.get_window_pos(), imgui.get_window_size()
+        self.app.ui_rects.append((pos.x, pos.y, pos.x + size.x, pos.y + size.y))
+
+    def _guarded(self, what: str, section: Callable[[], None]) -> None:
+        try:
+            section()
+        except Exception as exc:  # noqa: BLE001 - a failing control must not take the app down
+            self.app.report(what, exc)
+
+    def _overlay(self) -> None:
+        app, sim = self.app, self.app.sim
+        imgui.set_next_window_pos(imgui.ImVec2(10, 10))
+        imgui.set_next_window_bg_alpha(0.55)
+        flags = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
+                 | imgui.WindowFlags_.no_focus_on_appearing | imgui.WindowFlags_.no_nav
+                 | imgui.WindowFlags_.no_saved_settings)
+        imgui.begin("##status", None, flags)
+        self._remember_rect()
+        imgui.text_colored(ACCENT, app.scene_name or "(no scene)")
+        imgui.same_line()
+        if sim.paused:
+            imgui.text_colored(imgui.ImVec4(1.0, 0.8, 0.3, 1.0), "  PAUSED")
+        else:
+            imgui.text_colored(DIM, f"  {sim.time_scale:g}×")
+        world = sim.world
+        imgui.text(f"{len(world.bodies)} bodies   t = {sim.time:.2f} s   {app.fps:.0f} FPS")
+        imgui.text_colored(DIM, f"step {sim.step_ms:.2f} ms · render {app.renderer.last_ms:.2f} ms")
+        if app.errors:
+            imgui.text_colored(RED, f"{len(app.errors)} error(s): see the panel")
+        imgui.end()
+
+    def _tooltip(self) -> None:
+        ia = self.app.interaction
+        body = ia.hovered
+        if body is None or ia.grab is not None or not body.alive or imgui.get_io().want_capture_mouse:
+            return
+        kind = KIND_NAMES[int(self.app.sim.world.data.kind[body.index])]
+        mass = "static" if body.static else f"{body.mass:.3g} kg"
+        speed = float(np.linalg.norm(body.linear_velocity))
+        imgui.set_tooltip(f"#{body.index} {kind} · {mass} · {speed:.2f} m/s")
+
+    def _panel(self) -> None:
+        w, h = self.app.window_size()
+        imgui.set_next_window_pos(imgui.ImVec2(w - PANEL_WIDTH, 0))
+        imgui.set_next_window_size(imgui.ImVec2(PANEL_WIDTH, h))
+        flags = imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
+        imgui.begin("sandbox###panel", None, flags)
+        self._remember_rect()
+        imgui.push_item_width(PANEL_WIDTH * 0.56)
+        self._guarded("showing errors", self._errors)
+        opened = imgui.TreeNodeFlags_.default_open
+        sections = (("Simulation", opened, self._simulation), ("World", 0, self._world),
+                    ("Spawn", 0, self._spawn), ("Selected body", opened, self._selected),
+                    ("Mouse tools", 0, self._mouse), ("Debug draw", 0, self._debug),
+                    ("Stats", opened, self._stats), ("Help", 0, self._help))
+        for title, header_flags, section in sections:
+            if imgui.collapsing_header(title, header_flags):
+                self._guarded(f"panel section {title}", section)
+        imgui.pop_item_width()
+        imgui.end()
+
+    # --- sections --------------------------------------------------------------------------------------
+    def _errors(self) -> None:
+        app = self.app
+        if not app.errors:
+            return
+        for message in app.errors:
+            imgui.push_text_wrap_pos(0.0)
+            imgui.text_colored(RED, message)
+            imgui.pop_text_wrap_pos()
+        if imgui.small_button("Dismiss errors"):
+            app.errors = []
+        imgui.separator()
+
+    def _simulation(self) -> None:
+        app, sim = self.app, self.app.sim
+        full = imgui.ImVec2(110, 0)
+        if imgui.button("Run" if sim.paused else "Pause", full):
+            sim.paused = not sim.paused
+        imgui.same_line()
+        if imgui.button("Step", full):
+            app.single_step()
+        imgui.same_line()
+        if imgui.button("Reset", imgui.ImVec2(-1, 0)):
+            app.reset()
+        imgui.text_colored(DIM, f"t = {sim.time:.2f} s   {sim.steps} steps   "
+                                f"{sim.steps_last_frame} this frame")
+
+        names = tuple(SCENES)
+        changed, name = _choice("Scene", app.scene_name if app.scene_name in names else names[0], names)
+        if changed:
+            app.load_scene(name)
+        _, self.scene_path = imgui.input_text("##load", self.scene_path)
+        imgui.same_line()
+        if imgui.button("Load file", imgui.ImVec2(-1, 0)):
+            app.load_scene(self.scene_path)
+        _, self.save_path = imgui.input_text("##save", self.save_path)
+        imgui.same_line()
+        if imgui.button("Save world", imgui.ImVec2(-1, 0)):
+            save_scene_file(sim.world, self.save_path)
+            self.saved = f"saved {len(sim.world.bodies)} bodies to {self.save_path}"
+        if self.saved:
+            imgui.text_colored(DIM, self.saved)
+
+        imgui.separator_text("Time")
+        changed, scale = imgui.slider_float("Time scale", sim.time_scale, 0.05, 4.0, "%.2f×",
+                                            imgui.SliderFlags_.logarithmic)
+        if changed:
+            sim.time_scale = min(max(scale, 0.05), 4.0)
+        changed, hz = imgui.slider_int("Step rate", round(1.0 / sim.dt), 15, 480,
+                                       f"%d Hz · dt {1000 * sim.dt:.1f} ms")
+        if changed:
+            sim.dt = 1.0 / max(hz, 1)
+            sim.accumulator = 0.0
+        changed, n = imgui.slider_int("Steps / frame cap", sim.max_steps, 1, 16)
+        if changed:
+            sim.max_steps = n
+
+        imgui.separator_text("Solver")
+        world = sim.world
+        changed, n = imgui.slider_int("Sub-steps", world.substeps, 1, 16)
+        if changed:
+            world.substeps = n
+        changed, n = imgui.slider_int("Iterations", world.iterations, 1, 50)
+        if changed:
+            world.iterations = n
+
+    def _world(self) -> None:
+        app, world = self.app, self.app.sim.world
+        g = np.asarray(world.gravity, dtype=float)
+        on = bool(np.any(g != 0.0))
+        changed, on_now = imgui.checkbox("Gravity", on)
+        if changed:
+            if on_now:
+                world.gravity = self._saved_gravity if np.any(self._saved_gravity) else (0.0, -9.81, 0.0)
+            else:
+                self._saved_gravity = g.copy()
+                world.gravity = (0.0, 0.0, 0.0)
+            world.wake_all()
+        changed, v = imgui.drag_float3("g (m/s²)", g.tolist(), 0.05, -50.0, 50.0, "%.2f")
+        if changed:
+            world.gravity = v
+            world.wake_all()
+
+        imgui.separator_text("Materials")
+        spawn_settings = app.spawn
+        self._material_sliders(spawn_settings, "##world")
+        if imgui.button("Apply to all bodies", imgui.ImVec2(-1, 0)):
+            for body in world.bodies:
+                body.restitution = spawn_settings.restitution
+                body.friction = spawn_settings.friction
+        changed, rule = _choice("Restitution rule", world.restitution_rule, RESTITUTION_RULES)
+        if changed:
+            world.restitution_rule = rule
+
+        imgui.separator_text("Methods")
+        changed, method = _choice("Response", world.response, RESPONSES)
+        if changed:
+            world.response = method
+        changed, method = _choice("Broad phase", world.broadphase, BROADPHASES)
+        if changed:
+            world.broadphase = method
+        changed, value = imgui.checkbox("Continuous collision (CCD)", bool(world.ccd))
+        if changed:
+            world.ccd = value
+        changed, value = imgui.checkbox("Sleeping", bool(world.sleeping))
+        if changed:
+            world.sleeping = value
+            world.wake_all()
+
+    @staticmethod
+    def _material_sliders(settings: spawn.SpawnSettings, suffix: str) -> None:
+        changed, value = imgui.slider_float(f"Restitution{suffix}", settings.restitution, 0.0, 1.0, "%.2f")
+        if changed:
+            settings.restitution = max(value, 0.0)
+        changed, value = imgui.slider_float(f"Friction{suffix}", settings.friction, 0.0, 2.0, "%.2f")
+        if changed:
+            settings.friction = max(value, 0.0)
+
+    def _spawn(self) -> None:
+        app, s = self.app, self.app.spawn
+        world = app.sim.world
+        _, s.shape = _choice("Shape", s.shape, spawn.SHAPES)
+        changed, value = imgui.slider_float("Size (m)", s.size, 0.05, 2.0, "%.2f")
+        if changed:
+            s.size = max(value, 0.05)
+        changed, value = imgui.slider_float("Mass (kg)", s.mass, 0.05, 1000.0, "%.2f",
+                                            imgui.SliderFlags_.logarithmic)
+        if changed:
+            s.mass = max(value, 0.05)
+        self._material_sliders(s, "##spawn")
+        changed, n = imgui.slider_int("Count", s.count, 1, 20)
+        if changed:
+            s.count = max(n, 1)
+        if imgui.button("Drop at the view centre", imgui.ImVec2(-1, 0)):
+            spawn.drop(world, s, app.view_centre_point())
+        imgui.text_colored(DIM, "E drops above the cursor · Space shoots")
+        changed, value = imgui.slider_float("Shot speed (m/s)", s.shot_speed, 1.0, 150.0, "%.0f")
+        if changed:
+            s.shot_speed = max(value, 1.0)
+
+        imgui.separator_text("Structures")
+        changed, n = imgui.slider_int("Tower height", s.tower_height, 1, 40)
+        if changed:
+            s.tower_height = max(n, 1)
+        changed, wh = imgui.slider_int2("Wall width × height", [s.wall_width, s.wall_height], 1, 20)
+        if changed:
+            s.wall_width, s.wall_height = max(wh[0], 1), max(wh[1], 1)
+        changed, n = imgui.slider_int("Pile count", s.pile_count, 1, 400)
+        if changed:
+            s.pile_count = max(n, 1)
+        third = imgui.ImVec2((imgui.get_content_region_avail().x - 16) / 3, 0)
+        if imgui.button("Tower", third):
+            spawn.tower(world, s, app.view_centre_point())
+        imgui.same_line()
+        if imgui.button("Wall", third):
+            spawn.wall(world, s, app.view_centre_point())
+        imgui.same_line()
+        if imgui.button("Pile", third):
+            spawn.pile(world, s, app.view_centre_point())
+        if imgui.button("Clear all dynamic bodies", imgui.ImVec2(-1, 0)):
+            app.interaction.release_all()
+            spawn.clear_dynamic(world)
+            app.interaction.validate()
+
+    def _selected(self) -> None:
+        app = self.app
+        body = app.interaction.selected
+        if body is None or not body.alive:
+            imgui.text_colored(DIM, "Click a body to select it.")
+            return
+        world = app.sim.world
+        kind = KIND_NAMES[int(world.data.kind[body.index])]
+        imgui.text_colored(ACCENT, f"#{body.index}  {body.shape!r}")
+        imgui.same_line()
+        imgui.text_colored(DIM, "awake" if body.awake else "asleep")
+        changed, static = imgui.checkbox("Static", body.static)
+        if changed:
+            body.static = static
+        if not body.static:
+            changed, value = imgui.drag_float("Mass (kg)", body.mass, 0.05, 0.01, 1e4, "%.3f")
+            if changed:
+                body.mass = max(value, 0.01)
+        changed, value = imgui.slider_float(f"Restitution##{kind}", body.restitution, 0.0, 1.0, "%.2f")
+        if changed:
+            body.restitution = max(value, 0.0)
+        changed, value = imgui.slider_float(f"Friction##{kind}", body.friction, 0.0, 2.0, "%.2f")
+        if changed:
+            body.friction = max(value, 0.0)
+        changed, v = imgui.drag_float3("Position", body.position.tolist(), 0.02, 0.0, 0.0, "%.2f")
+        if changed:
+            body.position = v
+            app.sim.sync()
+        changed, v = imgui.drag_float3("Velocity", body.linear_velocity.tolist(), 0.05, 0.0, 0.0, "%.2f")
+        if changed:
+            body.linear_velocity = v
+        changed, v = imgui.drag_float3("Spin (rad/s)", body.angular_velocity.tolist(), 0.05, 0.0, 0.0,
+                                       "%.2f")
+        if changed:
+            body.angular_velocity = v
+        third = imgui.ImVec2((imgui.get_content_region_avail().x - 16) / 3, 0)
+        if imgui.button("Focus (F)", third):
+            app.focus_selected()
+        imgui.same_line()
+        if imgui.button("Wake", third):
+            body.awake = True
+        imgui.same_line()
+        if imgui.button("Delete", third):
+            app.delete_selected()
+
+    def _mouse(self) -> None:
+        ia = self.app.interaction
+        s = ia.settings
+        changed = False
+        c, value = imgui.slider_float("Grab force cap (× m·g)", s.grab_force_g, 1.0, 1000.0, "%.0f",
+                                      imgui.SliderFlags_.logarithmic)
+        if c:
+            s.grab_force_g, changed = max(value, 1.0), True
+        c, value = imgui.slider_float("Spring frequency (Hz)", s.grab_frequency, 0.5, 30.0, "%.1f")
+        if c:
+            s.grab_frequency, changed = max(value, 0.5), True
+        c, value = imgui.slider_float("Damping ratio", s.grab_damping, 0.0, 3.0, "%.2f")
+        if c:
+            s.grab_damping, changed = max(value, 0.0), True
+        if changed:
+            ia.apply_grab_settings()
+        c, value = imgui.slider_float("Push Δv (m/s)", s.push_speed, 0.1, 50.0, "%.1f",
+                                      imgui.SliderFlags_.logarithmic)
+        if c:
+            s.push_speed = max(value, 0.1)
+        if ia.grab is not None:
+            force = float(np.linalg.norm(ia.grab.force))
+            cap = ia.grab.max_force
+            imgui.text(f"Grab force {force:.1f} N of {cap:.0f} N")
+            imgui.progress_bar(min(force / cap, 1.0) if cap > 0 else 0.0, imgui.ImVec2(-1, 0))
+        else:
+            imgui.text_colored(DIM, "Drag a body with the left button to grab it.")
+
+    def _debug(self) -> None:
+        opts = self.app.options
+        for name, label in DEBUG_TOGGLES:
+            changed, value = imgui.checkbox(label, bool(getattr(opts, name)))
+            if changed:
+                setattr(opts, name, value)
+        changed, scale = _choice("Normal length", opts.normal_scale, NORMAL_SCALES)
+        if changed:
+            opts.normal_scale = scale
+
+    def _stats(self) -> None:
+        app, world = self.app, self.app.sim.world
+        d = world.data
+        n = d.n
+        live = d.alive[:n]
+        static = live & d.static[:n]
+        dynamic = live & ~d.static[:n]
+        awake = int(np.count_nonzero(dynamic & d.awake[:n]))
+        contacts = world.contacts
+        m = int(contacts.count)
+        points = int(contacts.npoints[:m].sum())
+        t = world.timings
+        ke, pe = world.kinetic_energy(), world.potential_energy()
+        rows = (("Bodies", f"{int(live.sum())}  ({awake} awake, {int(dynamic.sum()) - awake} asleep, "
+                           f"{int(static.sum())} static)"),
+                ("Broad-phase pairs", f"{len(world.pairs)}  ({world.broadphase})"),
+                ("Manifolds", f"{m}  ({points} contact points)"),
+                ("Broad phase", f"{t.get('broad', 0.0):.2f} ms"),
+                ("Narrow phase", f"{t.get('narrow', 0.0):.2f} ms"),
+                ("Solve", f"{t.get('solve', 0.0):.2f} ms"),
+                ("Integrate", f"{t.get('integrate', 0.0):.2f} ms"),
+                ("Render", f"{app.renderer.last_ms:.2f} ms   (UI {app.ui_ms:.2f} ms)"),
+                ("Frame rate", f"{app.fps:.0f} FPS  ({app.sim.steps_last_frame} steps this frame)"),
+                ("Energy", f"{ke + pe:.1f} J  (kinetic {ke:.1f}, potential {pe:.1f})"))
+        if imgui.begin_table("stats", 2, imgui.TableFlags_.sizing_stretch_prop):
+            for label, value in rows:
+                _row(label, value)
+            imgui.end_table()
+        avail = imgui.get_content_region_avail().x
+        imgui.plot_lines("##energy", self.energy, overlay_text="total energy (J)",
+                         graph_size=imgui.ImVec2(avail, 48))
+        imgui.plot_lines("##step", self.step_ms, overlay_text="step time (ms)", scale_min=0.0,
+                         graph_size=imgui.ImVec2(avail, 48))
+
+    def _help(self) -> None:
+        if imgui.begin_table("help", 2, imgui.TableFlags_.sizing_stretch_prop | imgui.TableFlags_.row_bg):
+            for control, meaning in HELP:
+                imgui.table_next_row()
+                imgui.table_next_column()
+                imgui.text_colored(ACCENT, control)
+                imgui.table_next_column()
+                imgui.push_text_wrap_pos(0.0)
+                imgui.text(meaning)
+                imgui.pop_text_wrap_pos()
+            imgui.end_table()
