@@ -6,7 +6,9 @@ offscreen at 1280×720 with every debug option on and reports, per frame (median
 - CPU ms: ``time.perf_counter`` around ``Renderer.render`` alone, which issues the frame and returns
   without waiting for the GPU;
 - finish ms: the following ``ctx.finish()``, the wait for the GPU to complete the frame;
-- frames per second of the two together.
+- frames per second of the two together;
+- the part of the CPU figure that is the renderer's own numpy work (instance table and debug geometry),
+  timed by calling those steps alone.
 
 On a software rasteriser (Mesa llvmpipe) the "GPU" is the CPU: vertex shading runs inside the draw
 calls, and sampling a texture drawn earlier in the frame (the shadow map, an offscreen MSAA buffer)
@@ -51,6 +53,27 @@ def time_frames(ctx, renderer, world, camera, options, highlight, frames: int) -
     return statistics.median(cpu), statistics.median(wait)
 
 
+def time_frame_data(renderer, world, camera, options, highlight, frames: int) -> float:
+    """Median ms of the renderer's own per-frame CPU work before any GL call: the instance table
+    (numpy) and the debug geometry (numpy), without issuing draws."""
+    from sandbox.render.debug_draw import Batch, build_debug
+
+    d = world.data
+    pos, quat = d.pos[: d.n], d.quat[: d.n]
+    colors = renderer._colors(d.n)
+    batch = Batch()
+    times = []
+    for _ in range(frames):
+        t0 = time.perf_counter()
+        renderer._instances(world, highlight, pos, quat, colors)
+        batch.clear()
+        build_debug(batch, world, options, highlight, pos, colors, camera.eye)
+        batch.line_array()
+        batch.point_array()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--frames", type=int, default=30)
@@ -86,6 +109,8 @@ def main() -> None:
         cpu, wait = time_frames(ctx, renderer, world, camera, options, highlight, args.frames)
         print(f"{label:52s} CPU {cpu:7.2f} ms/frame   finish {wait:7.2f} ms   "
               f"{1000.0 / (cpu + wait):6.1f} frames/s")
+    data = time_frame_data(renderer, world, camera, runs[0][1], highlight, args.frames)
+    print(f"of which frame data (numpy instance table + debug geometry, no GL): {data:.2f} ms/frame")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ def ground(world: World, half: float = 50.0, restitution: float = 0.0, friction:
                           restitution=restitution, friction=friction)
 
 
-def grid_positions(n: int, per_row: int, spacing: float, y0: float, jitter: float, seed: int = 0) -> np.ndarray:
+def grid_positions(n: int, per_row: int, spacing: float, y0: float, jitter: float,
+                   seed: int = 0) -> np.ndarray:
     """Layers of a per_row × per_row grid centred over the origin, bottom layer at height y0, each point
     shifted sideways by a seeded uniform offset in [−jitter, jitter] (the harness's ``grid``, y up)."""
     k = np.arange(n)
@@ -98,7 +99,7 @@ def bounce_row(world: World) -> list[Body]:
     each rebounds to e²·h under the product rule."""
     ground(world, restitution=1.0)
     return [world.add_body(Sphere(0.4), position=(x, 3.4, 0.0), restitution=e)
-            for x, e in zip(np.linspace(-4, 4, 5), (0.0, 0.25, 0.5, 0.75, 1.0))]
+            for x, e in zip(np.linspace(-4, 4, 5), (0.0, 0.25, 0.5, 0.75, 1.0), strict=True)]
 
 
 def newtons_cradle(world: World, balls: int = 5, radius: float = 0.25, length: float = 2.0,

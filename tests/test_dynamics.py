@@ -177,7 +177,7 @@ def test_tennis_racket_flip_conserves_energy_and_momentum():
     l0 = w.angular_momentum(about=b.position)
     flipped = False
     axis0 = None
-    for step in range(600):
+    for _ in range(600):
         w.step(DT)
         # body y axis in the world frame: it turns over during the flip
         q = b.orientation

@@ -670,7 +670,8 @@ class World:
         n = max(d.n, 1)
         m = c.count
         # touching: overlapping, or pushed apart by the solver (a bounce can start and end within a step)
-        touching = ((c.depth[:m] > 0.0) | (c.impulse[:m] > 0.0)) & (np.arange(4)[None, :] < c.npoints[:m, None])
+        valid = np.arange(4)[None, :] < c.npoints[:m, None]
+        touching = ((c.depth[:m] > 0.0) | (c.impulse[:m] > 0.0)) & valid
         rows = np.flatnonzero(touching.any(axis=1))
         a, b = c.body_a[rows], c.body_b[rows]
         keys = np.minimum(a, b) * n + np.maximum(a, b)
@@ -707,7 +708,8 @@ class World:
         live = np.flatnonzero(d.alive[: d.n] & ~d.static[: d.n])
         v = d.vel[live]
         lin = 0.5 * float((d.mass[live] * (v * v).sum(axis=1)).sum())
-        return lin + 0.5 * float(np.einsum("ni,ni->", d.angvel[live], self._world_inertia(live, d.angvel[live])))
+        w = d.angvel[live]
+        return lin + 0.5 * float(np.einsum("ni,ni->", w, self._world_inertia(live, w)))
 
     def _world_inertia(self, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
         """I·ω per row (world frame), solving I⁻¹·x = ω instead of inverting (rows locked against rotation

@@ -331,6 +331,7 @@ class Renderer:
         self._batch = Batch()
         self._palette = body_colors(0)
         self._table = np.zeros((0, INSTANCE_FLOATS), np.float32)
+        self._order = np.zeros(0, np.int64)  # body index of each instance-table row
         self._shadow_size = 0
         self._samples = -1
         self.width = self.height = 0

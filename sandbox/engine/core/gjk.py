@@ -233,9 +233,9 @@ def gjk_segment_polyhedron(s0, s1, H, hid, h):
         m = 0
         for i in range(n):
             if weights[i] > 0.0:
-                W[m] = W[i]
-                P[m] = P[i]
-                S[m] = S[i]
+                store3(W, m, load3(W, i))
+                store3(P, m, load3(P, i))
+                store3(S, m, load3(S, i))
                 lam[m] = weights[i]
                 m += 1
         n = m

@@ -364,7 +364,6 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
         return _edge_contact(sub(ca, da), add(ca, da), sub(cb, db), add(cb, db), axis, pa, qa, normal,
                              pts_a, pts_b, depths)
 
-    return 1
     # Face contact, in A's frame: reference box R (axes er, half extents hr, centre cr), incident box I.
     if use_b:
         er, hr, cr, ei, hi, ci, k = eb, hb, t, ea, ha, (0.0, 0.0, 0.0), face_b

@@ -375,7 +375,7 @@ def store_impulses(m, m_first, m_npoints, S, quat, out_impulse, keep_key, keep_f
                    keep_ln, keep_lt, nbodies):
     """Copy the accumulated impulses out: per manifold point into ``out_impulse`` (for drawing and
     events), and into the persistence arrays that next step's ``prepare_contacts`` matches against."""
-    cb, cn, ct1, ct2, cla = S[0], S[2], S[3], S[4], S[7]
+    cb, ct1, ct2, cla = S[0], S[3], S[4], S[7]
     cln, clt1, clt2 = S[16], S[17], S[18]
     for i in range(m):
         f = m_first[i]

@@ -110,7 +110,7 @@ def lerp(a, b, t):
 
 @njit(cache=True)
 def any_perpendicular(n):
-    """A unit vector perpendicular to unit ``n`` (Erin Catto's / Duff et al.'s branch on the smallest axis)."""
+    """A unit vector perpendicular to unit ``n``, branching on the largest component for accuracy."""
     if abs(n[0]) >= 0.57735:
         return normalize((n[1], -n[0], 0.0))
     return normalize((0.0, n[2], -n[1]))

@@ -11,4 +11,6 @@ out vec4 v_color;
 void main() {
     v_color = in_color;
     gl_Position = u_view_proj * vec4(in_pos, 1.0);
+    // pulled towards the eye a little, so that marks lying on a surface are not half hidden by it
+    gl_Position.z -= 4e-4 * gl_Position.w;
 }

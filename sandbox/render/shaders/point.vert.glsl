@@ -15,4 +15,6 @@ void main() {
     v_size = in_size + 2.0;
     gl_PointSize = v_size;
     gl_Position = u_view_proj * vec4(in_pos, 1.0);
+    // pulled towards the eye a little, so that marks lying on a surface are not half hidden by it
+    gl_Position.z -= 4e-4 * gl_Position.w;
 }

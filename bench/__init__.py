@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench.detection`, `python -m bench.scenes`, `python -m bench.frame`."""
