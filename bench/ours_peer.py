@@ -40,7 +40,7 @@ class Engine:
     version = _version()
     settings = {
         "solver": "soft-step sequential impulses: 4 sub-steps, 10 velocity iterations per step shared over "
-                  "them (3 each) + 1 relax each, warm starting, restitution after the sub-steps",
+                  "them (3, 3, 2, 2) + 1 relax each, warm starting, restitution after the sub-steps",
         "sleeping": "off",
         "friction_combine": "sqrt(a*b) (0.5 effective)",
         "restitution_combine": "product",

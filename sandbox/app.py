@@ -195,22 +195,30 @@ def _style_imgui() -> None:
         style.set_color_(idx, col)
 
 
-def _window_config() -> pyglet.gl.Config | None:
-    """An RGBA window framebuffer with no depth buffer and no multisampling, or None (pyglet's default)
-    if the display has none.
+WINDOW_CONFIGS: tuple[dict, ...] = (
+    {"sample_buffers": 1, "samples": 4, "depth_size": 24},
+    {"depth_size": 24},
+    {"depth_size": 16},
+)
+"""The window framebuffers asked for, best first: 4× MSAA with depth (the renderer draws straight into
+it), then depth without MSAA (the renderer then anti-aliases in its own buffer, ``RenderOptions.msaa``),
+each as an OpenGL 3.3 core profile, double-buffered config. If the display has none of them, pyglet's default
+is used; the renderer copes with any (without depth it draws into its own buffer too)."""
 
-    The renderer draws into its own multisample framebuffer and blits the result to the window; a blit
-    out of a multisample buffer needs identical colour formats, and one with depth needs identical depth
-    formats, which only holds here when the window has no depth buffer (then the depth part is
-    skipped)."""
-    template = pyglet.gl.Config(double_buffer=True, major_version=3, minor_version=3, alpha_size=8,
-                                depth_size=0, forward_compatible=True)
-    try:
-        configs = pyglet.display.get_display().get_default_screen().get_matching_configs(template)
-    except pyglet.gl.ContextException:
-        return None
-    usable = [c for c in configs if c.alpha_size == 8 and not c.samples]
-    return min(usable, key=lambda c: (c.depth_size, c.stencil_size)) if usable else None
+
+def choose_window_config(screen) -> pyglet.gl.Config | None:
+    """The first of ``WINDOW_CONFIGS`` that ``screen`` (a ``pyglet.display.Screen``) can provide,
+    completed for it, or None (pyglet's default) when it has none of them."""
+    for extra in WINDOW_CONFIGS:
+        # not forward-compatible: that flag would forbid the debug drawing's wide lines
+        template = pyglet.gl.Config(double_buffer=True, major_version=3, minor_version=3, **extra)
+        try:
+            configs = screen.get_matching_configs(template)
+        except (pyglet.window.NoSuchConfigException, pyglet.gl.ContextException):
+            continue
+        if configs:
+            return configs[0]
+    return None
 
 
 SceneSource = str | Callable[[World], None]
@@ -227,9 +235,11 @@ class App:
                  visible: bool = True) -> None:
         self.window = pyglet.window.Window(width, height, caption="sandbox — rigid-body physics",
                                            resizable=True, visible=visible, vsync=True,
-                                           config=_window_config())
+                                           config=choose_window_config(pyglet.display.get_display()
+                                                                       .get_default_screen()))
         self.window.switch_to()
         self.ctx = moderngl.create_context()
+        self.window_samples = int(self.window.config.samples or 0) if self.window.config.sample_buffers else 0
         self.imgui_context = imgui.create_context()
         io = imgui.get_io()
         io.set_ini_filename("")
@@ -239,7 +249,8 @@ class App:
         self.imgui = _ImGuiBackend(self.window)
         fbw, fbh = self.window.get_framebuffer_size()
         self.renderer = Renderer(self.ctx, fbw, fbh)
-        self.options = RenderOptions()
+        # without a multisample window the renderer anti-aliases in its own buffer, at some cost
+        self.options = RenderOptions(msaa=0 if self.window_samples > 1 else 4)
         self.camera = Camera()
         self.spawn = SpawnSettings()
         self.interaction = Interaction(self)

@@ -39,8 +39,9 @@ def grid_positions(n: int, per_row: int, spacing: float, y0: float, jitter: floa
 
 def s1_pile(world: World, n: int = 1000, jitter: float = 0.05) -> list[Body]:
     """S1: n bodies, alternating unit cubes and spheres of radius 0.5, on a cubic grid of spacing 1.2 m with
-    the bottom layer at height 1."""
-    ground(world)
+    the bottom layer at height 1. The ground is 400 m across, as in the harness: spheres that roll off the
+    pile keep rolling for a long way."""
+    ground(world, half=200.0)
     side = round(n ** (1 / 3))
     side += side**3 < n
     out = []

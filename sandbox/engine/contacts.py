@@ -45,7 +45,7 @@ class ContactSolverData:
     plus the persistent copy of last step's impulses that warm starting matches against."""
 
     FLOAT3 = ("cn", "ct1", "ct2", "cra", "crb", "cla", "clb")
-    FLOAT1 = ("cmn", "cmt1", "cmt2", "cmu", "ce", "cvn0", "capp", "cln", "clt1", "clt2", "clmax")
+    FLOAT1 = ("cmn", "cmt1", "cmt2", "cmu", "ce", "cvn0", "capp", "cln", "clt1", "clt2", "clmax", "cs0")
 
     def __init__(self) -> None:
         self.capacity = 0
@@ -75,7 +75,7 @@ class ContactSolverData:
         """The arrays in the order the kernels unpack them."""
         return (self.cb, self.cm, self.cn, self.ct1, self.ct2, self.cra, self.crb, self.cla, self.clb,
                 self.cmn, self.cmt1, self.cmt2, self.cmu, self.ce, self.cvn0, self.capp, self.cln,
-                self.clt1, self.clt2, self.clmax, self.cj)
+                self.clt1, self.clt2, self.clmax, self.cj, self.cs0)
 
     def keep_buffers(self, manifolds: int, points: int) -> tuple:
         """Fresh arrays to receive this step's impulses for the next step's warm start."""

@@ -66,9 +66,9 @@ class Box(Shape):
     kind = BOX
 
     def __init__(self, half_extents) -> None:
-        h = vec("half_extents", np.broadcast_to(np.asarray(half_extents, dtype=float), (3,))
-                if np.ndim(half_extents) == 0 else half_extents)
-        for axis, x in zip("xyz", h):
+        # a single number means a cube
+        h = vec("half_extents", [half_extents] * 3 if np.ndim(half_extents) == 0 else half_extents)
+        for axis, x in zip("xyz", h, strict=True):
             positive_float(f"half_extents.{axis}", x)
         self.half_extents = h
         self.half_extents.setflags(write=False)

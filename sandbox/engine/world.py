@@ -17,7 +17,7 @@ from .bodies import Body, BodyArrays
 from .broadphase import BroadPhase
 from .collide import Manifold
 from .contacts import CollisionEvent, ContactArrays, ContactSolverData
-from .core import integrate, islands, solver
+from .core import events, integrate, islands, solver
 from .core.narrowphase import collide_pairs
 from .core.vecmath import quat_inv_rotate, quat_rotate
 from .shapes import ConvexHull, HullTable, Shape
@@ -127,7 +127,12 @@ class World:
         self.contacts = ContactArrays()
         self.broad = BroadPhase("sap")
         self.pairs = np.zeros((0, 2), np.int64)
-        self.events: list[CollisionEvent] = []
+        self._events_cache: list[CollisionEvent] | None = []
+        self._begin_data: tuple = (np.zeros(0, np.int64),) * 4
+        self._begin_impulse = np.zeros(0)
+        self._end_keys = np.zeros(0, np.int64)
+        self._end_n = 1
+        self._removed_ends: list[CollisionEvent] = []
         self.timings = {"broad": 0.0, "narrow": 0.0, "solve": 0.0, "integrate": 0.0}
         self.joints: list[DistanceJoint] = []
         self.grabs: list[Grab] = []
@@ -147,6 +152,8 @@ class World:
         self._island_min = np.zeros(self.data.capacity)
         self._speed = np.zeros(self.data.capacity)  # per-body speed before contacts, each sub-step
         self._scratch = np.zeros(self.data.capacity)
+        self._dpos = np.zeros((self.data.capacity, 3))  # displacement since the step began
+        self._drot = np.zeros((self.data.capacity, 3))  # rotation vector since the step began
         # settings (validated through the properties below)
         self._substeps = 4
         self._iterations = 10
@@ -154,14 +161,15 @@ class World:
         self._restitution_rule = "product"
         self.ccd = True
         self.sleeping = True
-        self.linear_damping = 0.01
-        self.angular_damping = 0.05
+        self.linear_damping = 0.001  # 1/s: small, so bounces keep their height (e²·h)
+        self.angular_damping = 0.02  # 1/s: lets rolling bodies come to rest eventually
         self.restitution_threshold = 1.0  # m/s: slower impacts do not bounce
         self.contact_hertz = 60.0  # stiffness of the soft contact (capped at a quarter of the sub-step rate)
         self.contact_damping_ratio = 10.0
         self.max_push_velocity = 3.0  # m/s: the fastest that overlaps are pushed apart
         self.linear_slop = 0.0  # m of overlap left alone by the push-out
         self.speculative_distance = 0.02  # m: contacts are made this far before touching
+        self.max_speculative = 0.25  # m: the most a body's travel extends its margin when CCD is off
         self.joint_hertz = 60.0
         self.joint_damping_ratio = 5.0
         self.penalty_hertz = 24.0
@@ -196,8 +204,8 @@ class World:
 
     @property
     def iterations(self) -> int:
-        """Velocity iterations per step (default 10), shared out over the sub-steps: each sub-step runs
-        ⌈iterations / substeps⌉ of them, followed by one relax iteration."""
+        """Velocity iterations per step (default 10), shared out over the sub-steps (3, 3, 2, 2 with the
+        default 4 sub-steps; at least one each), each sub-step then running one relax iteration."""
         return self._iterations
 
     @iterations.setter
@@ -502,17 +510,18 @@ class World:
         self._emit_events()
 
     def _margins(self, n: int, dt: float) -> np.ndarray:
-        """Per-body speculative margin: contacts are made this far before touching. With CCD on it
-        includes the distance the body can travel in the step (|v| + |ω|·r)·dt, so that a fast body
-        meets a speculative contact before it can pass through anything (Catto, "Continuous Collision",
-        GDC 2013: speculative contacts)."""
+        """Per-body speculative margin: contacts are made this far before touching (Catto, "Continuous
+        Collision", GDC 2013: speculative contacts). It includes the distance the body can travel in the
+        step, (|v| + |ω|·r)·dt, so that an impact is seen in the step where it happens, not one step late
+        and deep; without CCD that allowance is capped at ``max_speculative`` (a fast body then tunnels,
+        as it would in an engine without CCD), with CCD it is not, so nothing passes through anything."""
         d = self.data
-        m = np.full(n, 0.5 * self.speculative_distance)
-        if self.ccd and n:
-            speed = np.sqrt((d.vel[:n] ** 2).sum(axis=1))
-            spin = np.sqrt((d.angvel[:n] ** 2).sum(axis=1)) * d.radius[:n]
-            m += (speed + spin) * dt
-        return m
+        speed = np.sqrt((d.vel[:n] ** 2).sum(axis=1))
+        spin = np.sqrt((d.angvel[:n] ** 2).sum(axis=1)) * d.radius[:n]
+        travel = (speed + spin) * dt
+        if not self.ccd:
+            np.minimum(travel, self.max_speculative, out=travel)
+        return 0.5 * self.speculative_distance + travel
 
     def _collide(self, pairs: np.ndarray, margins: np.ndarray) -> None:
         d = self.data
@@ -546,17 +555,23 @@ class World:
         for g in self.grabs:
             g.impulse[:] = 0.0
         h = dt / self._substeps
-        iters = -(-self._iterations // self._substeps)
+        base, extra = divmod(self._iterations, self._substeps)
         # Box2D v3's rule: the contact spring may not be stiffer than a quarter of the sub-step rate
         hertz = min(self.contact_hertz, 0.25 / h)
         if len(self._speed) < n:
             self._speed = np.zeros(d.capacity)
             self._scratch = np.zeros(d.capacity)
+            self._dpos = np.zeros((d.capacity, 3))
+            self._drot = np.zeros((d.capacity, 3))
+        dpos, drot = self._dpos, self._drot
+        dpos[:n] = 0.0
+        drot[:n] = 0.0
         grav = (float(self._gravity[0]), float(self._gravity[1]), float(self._gravity[2]))
         t_int = 0.0
         mode = self._response
         solver.record_speeds(n, moving, d.vel, d.angvel, d.radius, self._speed)
-        for _ in range(self._substeps):
+        for sub in range(self._substeps):
+            iters = max(base + (sub < extra), 1)
             ti = time.perf_counter()
             integrate.integrate_velocities(n, moving, d.vel, d.angvel, d.quat, d.force, d.torque, d.inv_mass,
                                            d.inv_inertia_local, d.gravity_scale, grav, h,
@@ -567,7 +582,7 @@ class World:
                 self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, True)
                 for _ in range(iters):
                     self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, False)
-                    solver.solve_contacts(npts, S, d.pos, d.quat, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
+                    solver.solve_contacts(npts, S, dpos, drot, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
                                           moving, h, True, hertz, self.contact_damping_ratio,
                                           self.max_push_velocity, self.linear_slop)
             elif mode == "penalty":
@@ -578,11 +593,11 @@ class World:
                 self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, False)
             ti = time.perf_counter()
             integrate.integrate_positions(n, moving, d.pos, d.quat, d.vel, d.angvel, d.inv_inertia_local,
-                                          d.inv_inertia, h)
+                                          d.inv_inertia, h, dpos, drot)
             t_int += time.perf_counter() - ti
             if mode == "impulse":
                 self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, False, False)
-                solver.solve_contacts(npts, S, d.pos, d.quat, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
+                solver.solve_contacts(npts, S, dpos, drot, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
                                       moving, h, False, hertz, self.contact_damping_ratio,
                                       self.max_push_velocity, self.linear_slop)
             elif mode == "projection":
@@ -664,7 +679,8 @@ class World:
         self._end_callbacks.append(callback)
 
     def _emit_events(self) -> None:
-        """Compare the touching pairs with last step's and report begins and ends, after the kernels."""
+        """Compare the touching pairs with last step's (a merge of sorted keys, in a kernel) and record the
+        begins and ends; Python event objects are made only when asked for or when callbacks listen."""
         c = self.contacts
         d = self.data
         n = max(d.n, 1)
@@ -677,27 +693,39 @@ class World:
         keys = np.minimum(a, b) * n + np.maximum(a, b)
         order = np.argsort(keys, kind="stable")
         keys, rows = keys[order], rows[order]
-        # the pairs of sleeping bodies are not collided, but they still touch
         old = self._touching
-        asleep_old = old[~(d.awake[old // n] | d.awake[old % n])] if len(old) else old
-        alive_old = asleep_old[d.alive[asleep_old // n] & d.alive[asleep_old % n]]
-        keys_all = np.union1d(keys, alive_old)
-        events = self._pending_events
-        self._pending_events = []
-        for r in rows[~np.isin(keys, old)].tolist():
-            k = int(c.npoints[r])
-            events.append(CollisionEvent("begin", self.body(int(c.body_a[r])), self.body(int(c.body_b[r])),
-                                         c.points_b[r, 0].copy(), c.normal[r].copy(),
-                                         float(c.impulse[r, :k].sum())))
-        for key in old[~np.isin(old, keys_all)].tolist():
-            ia, ib = divmod(key, n)
-            if d.alive[ia] and d.alive[ib]:
-                events.append(CollisionEvent("end", self.body(ia), self.body(ib)))
-        self._touching = keys_all
-        self.events = events
-        for e in events:
-            for cb in self._begin_callbacks if e.kind == "begin" else self._end_callbacks:
-                cb(e)
+        out = np.empty(len(keys) + len(old), np.int64)
+        begin_rows = np.empty(len(keys), np.int64)
+        end_keys = np.empty(len(old), np.int64)
+        no, nb, ne = events.diff_touching(keys, rows, old, n, d.alive, d.awake, out, begin_rows, end_keys)
+        self._touching = out[:no]
+        self._begin_rows = begin_rows[:nb]
+        br = begin_rows[:nb]
+        self._begin_impulse = (c.impulse[br] * (np.arange(4)[None, :] < c.npoints[br, None])).sum(axis=1)
+        self._begin_data = (c.body_a[br], c.body_b[br], c.points_b[br, 0], c.normal[br])
+        self._end_keys = end_keys[:ne]
+        self._end_n = n
+        self._removed_ends, self._pending_events = self._pending_events, []
+        self._events_cache = None
+        if self._begin_callbacks or self._end_callbacks:
+            for e in self.events:
+                for cb in self._begin_callbacks if e.kind == "begin" else self._end_callbacks:
+                    cb(e)
+
+    @property
+    def events(self) -> list[CollisionEvent]:
+        """The collision begin and end events of the last step (ends of removed bodies' contacts first)."""
+        if self._events_cache is None:
+            out = list(self._removed_ends)
+            ba, bb, pts, nrm = self._begin_data
+            for k in range(len(ba)):
+                out.append(CollisionEvent("begin", self.body(int(ba[k])), self.body(int(bb[k])), pts[k],
+                                          nrm[k], float(self._begin_impulse[k])))
+            for key in self._end_keys.tolist():
+                ia, ib = divmod(key, self._end_n)
+                out.append(CollisionEvent("end", self.body(ia), self.body(ib)))
+            self._events_cache = out
+        return self._events_cache
 
     # -------------------------------------------------------------------------------------------------
     # diagnostics

@@ -1,10 +1,10 @@
 """Debug geometry as batched lines and points, built from the world's arrays with numpy.
 
-A ``Batch`` collects blocks of line segments and points during a frame and hands them to the renderer
-as two float32 arrays in ``VERTEX_FORMAT`` (position, RGBA colour, width or size in pixels), one
-dynamic vertex buffer each. Lines are drawn as ``GL_LINES`` (wide lines are a fixed-function feature,
-fast on every rasteriser, software ones included), one draw call per distinct width: the segments are
-kept sorted by width and ``line_array`` returns the ranges. Points are sprites, one draw call.
+A ``Batch`` writes line segments and points during a frame straight into two preallocated float32
+arrays in ``VERTEX_FORMAT`` (position, RGBA colour, width or size in pixels), each uploaded to one
+dynamic vertex buffer with one write. Lines are drawn as ``GL_LINES`` (wide lines are a fixed-function
+feature, fast on every rasteriser, software ones included), one draw call per run of one width:
+``line_array`` returns the runs. Points are sprites, one draw call.
 ``build_debug`` reads the world (contacts, broad phase, velocities, joints) and the highlight (grab
 spring) and fills a batch according to the options; no Python loop runs over bodies or contacts (only
 over joints, which are few).
@@ -34,112 +34,164 @@ OCTREE_COLORS = np.array([(0.95, 0.35, 0.25, 0.9), (0.95, 0.65, 0.15, 0.9), (0.7
                           (0.25, 0.80, 0.35, 0.8), (0.15, 0.70, 0.85, 0.75), (0.35, 0.40, 0.95, 0.7),
                           (0.70, 0.35, 0.90, 0.65)], dtype=np.float32)
 
-# the 12 edges of a box as pairs of corner numbers, corner c having bit k set for the max on axis k
+# the 12 edges of a box as pairs of corner numbers, corner c having bit k set for the max on axis k;
+# _EDGE_BITS[v, k]: whether vertex v of the 24 edge endpoints takes the max on axis k
 _BOX_EDGES = np.array([(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7),
                        (0, 4), (1, 5), (2, 6), (3, 7)])
-_CORNER_BITS = ((np.arange(8)[:, None] >> np.arange(3)[None, :]) & 1).astype(bool)
+_EDGE_BITS = ((_BOX_EDGES.reshape(-1)[:, None] >> np.arange(3)[None, :]) & 1).astype(bool)
+_UP = np.array([0.0, 1.0, 0.0], np.float32)
+_RIGHT = np.array([1.0, 0.0, 0.0], np.float32)
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross products of (k, 3) arrays (``np.cross`` without its per-call axis shuffling)."""
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape), np.float32)
+    out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
+    out[:, 1] = a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2]
+    out[:, 2] = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
+    return out
+
+
+def _rgba(color, k: int) -> np.ndarray:
+    """``color`` (one RGBA or (k, 4)) as float32 (1, 4) or (k, 4), ready to broadcast over vertices."""
+    c = np.asarray(color, dtype=np.float32).reshape(-1, 4)
+    if len(c) not in (1, k):
+        raise ValueError(f"color must be one RGBA or {k} of them, got shape {np.shape(color)}")
+    return c
 
 
 class Batch:
-    """Line segments and points of one frame, kept as numpy blocks and concatenated once."""
+    """Line segments and points of one frame, written straight into two float32 vertex arrays that
+    are kept from frame to frame (grown by doubling), so that each is uploaded with one write.
+
+    Line vertices come in blocks, one per call; ``line_array`` reports runs of consecutive vertices
+    of one width (adjacent blocks of equal width merged), one draw call each."""
 
     def __init__(self) -> None:
-        self._lines: list[tuple[float, np.ndarray]] = []
-        self._points: list[np.ndarray] = []
+        self._line_v = np.zeros((4096, 8), np.float32)
+        self._point_v = np.zeros((1024, 8), np.float32)
+        self._lines_used = 0
+        self._points_used = 0
+        self._runs: list[tuple[float, int, int]] = []
 
     def clear(self) -> None:
-        self._lines.clear()
-        self._points.clear()
+        self._lines_used = self._points_used = 0
+        self._runs.clear()
+
+    def _line_block(self, segments: int, width: float) -> np.ndarray:
+        """The next ``segments`` segments' vertices, a (segments, 2, 8) view with the width filled."""
+        count = 2 * segments
+        first = self._lines_used
+        self._line_v = _grown(self._line_v, first, first + count)
+        self._lines_used = first + count
+        if self._runs and self._runs[-1][0] == width:
+            self._runs[-1] = (width, self._runs[-1][1], self._runs[-1][2] + count)
+        else:
+            self._runs.append((float(width), first, count))
+        block = self._line_v[first:first + count]
+        block[:, 7] = width
+        return block.reshape(segments, 2, 8)
 
     def lines(self, a, b, color, width: float) -> None:
         """Segments from ``a[i]`` to ``b[i]`` ((k, 3) each); ``color`` one RGBA or (k, 4)."""
-        a = np.asarray(a, dtype=np.float32).reshape(-1, 3)
+        a = np.asarray(a).reshape(-1, 3)
         if len(a) == 0:
             return
-        block = np.empty((len(a), 2, 8), dtype=np.float32)
+        block = self._line_block(len(a), width)
         block[:, 0, :3] = a
-        block[:, 1, :3] = np.asarray(b, dtype=np.float32).reshape(-1, 3)
-        block[:, :, 3:7] = np.asarray(color, dtype=np.float32).reshape(-1, 1, 4)
-        block[:, :, 7] = width
-        self._lines.append((float(width), block.reshape(-1, 8)))
+        block[:, 1, :3] = np.asarray(b).reshape(-1, 3)
+        block[:, :, 3:7] = _rgba(color, len(a))[:, None, :]
 
     def points(self, p, color, size: float) -> None:
         """Round dots at ``p`` ((k, 3)) of ``size`` pixels; ``color`` one RGBA or (k, 4)."""
-        p = np.asarray(p, dtype=np.float32).reshape(-1, 3)
+        p = np.asarray(p).reshape(-1, 3)
         if len(p) == 0:
             return
-        block = np.empty((len(p), 8), dtype=np.float32)
+        first = self._points_used
+        self._point_v = _grown(self._point_v, first, first + len(p))
+        self._points_used = first + len(p)
+        block = self._point_v[first:self._points_used]
         block[:, :3] = p
-        block[:, 3:7] = np.asarray(color, dtype=np.float32).reshape(-1, 4)
+        block[:, 3:7] = _rgba(color, len(p))
         block[:, 7] = size
-        self._points.append(block)
 
     def arrows(self, origin, vector, color, width: float, eye) -> None:
         """Arrows from ``origin`` along ``vector`` ((k, 3) each) with a two-stroke head, drawn in the
-        plane that faces the eye so that the head is always visible."""
-        o = np.asarray(origin, dtype=np.float64).reshape(-1, 3)
-        v = np.asarray(vector, dtype=np.float64).reshape(-1, 3)
-        length = np.linalg.norm(v, axis=1)
+        plane that faces the eye so that the head is always visible; zero vectors are skipped."""
+        o = np.asarray(origin, dtype=np.float32).reshape(-1, 3)
+        v = np.asarray(vector, dtype=np.float32).reshape(-1, 3)
+        color = _rgba(color, len(o))
+        length = np.sqrt(np.einsum("ij,ij->i", v, v))
         keep = length > 1e-6
-        if not keep.any():
+        if not keep.all():
+            o, v, length = o[keep], v[keep], length[keep]
+            color = color[keep] if len(color) > 1 else color
+        k = len(o)
+        if k == 0:
             return
-        o, v, length = o[keep], v[keep], length[keep]
-        color = np.asarray(color, dtype=np.float32).reshape(-1, 4)
-        color = color[keep] if len(color) > 1 else color
-        tip = o + v
         d = v / length[:, None]
-        side = np.cross(d, np.asarray(eye, dtype=np.float64) - tip)
-        side_len = np.linalg.norm(side, axis=1)
-        # looking straight along the arrow: any perpendicular will do
-        fallback = np.cross(d, np.where(np.abs(d[:, 1:2]) < 0.9, [[0.0, 1.0, 0.0]], [[1.0, 0.0, 0.0]]))
-        side = np.where(side_len[:, None] > 1e-9, side / np.maximum(side_len, 1e-12)[:, None],
-                        fallback / np.linalg.norm(fallback, axis=1)[:, None])
-        head = np.clip(0.3 * length, 0.02, 0.25)[:, None]
-        back = tip - d * head
-        self.lines(o, tip, color, width)
-        self.lines(tip, back + side * 0.5 * head, color, width)
-        self.lines(tip, back - side * 0.5 * head, color, width)
+        tip = o + v
+        side = _cross(d, np.asarray(eye, dtype=np.float32)[None, :] - tip)
+        side_len = np.sqrt(np.einsum("ij,ij->i", side, side))
+        flat = np.flatnonzero(side_len < 1e-6)
+        if len(flat):
+            # looking straight along the arrow: any perpendicular will do
+            axis = np.where((np.abs(d[flat, 1]) < 0.9)[:, None], _UP, _RIGHT)
+            side[flat] = _cross(d[flat], axis)
+            side_len[flat] = np.sqrt(np.einsum("ij,ij->i", side[flat], side[flat]))
+        head = np.clip(0.3 * length, 0.02, 0.25)
+        back = tip - d * head[:, None]
+        half = side * (0.5 * head / side_len)[:, None]
+        block = self._line_block(3 * k, width).reshape(k, 6, 8)
+        block[:, 0, :3] = o
+        block[:, 1, :3] = tip
+        block[:, 2, :3] = tip
+        block[:, 3, :3] = back + half
+        block[:, 4, :3] = tip
+        block[:, 5, :3] = back - half
+        block[:, :, 3:7] = color[:, None, :]
 
     def wire_boxes(self, lo, hi, color, width: float) -> None:
         """The 12 edges of each axis-aligned box ``[lo[i], hi[i]]``; ``color`` one RGBA or (k, 4)."""
-        lo = np.asarray(lo, dtype=np.float64).reshape(-1, 3)
-        hi = np.asarray(hi, dtype=np.float64).reshape(-1, 3)
-        if len(lo) == 0:
+        lo = np.asarray(lo).reshape(-1, 3)
+        hi = np.asarray(hi).reshape(-1, 3)
+        k = len(lo)
+        if k == 0:
             return
-        corners = np.where(_CORNER_BITS[None], hi[:, None, :], lo[:, None, :])  # (k, 8, 3)
-        color = np.asarray(color, dtype=np.float32).reshape(-1, 4)
-        per_edge = np.repeat(color, 12, axis=0) if len(color) > 1 else color
-        self.lines(corners[:, _BOX_EDGES[:, 0]], corners[:, _BOX_EDGES[:, 1]], per_edge, width)
+        block = self._line_block(12 * k, width).reshape(k, 24, 8)
+        xyz = block[:, :, :3]
+        np.copyto(xyz, lo[:, None, :], casting="same_kind")
+        np.copyto(xyz, hi[:, None, :], casting="same_kind", where=_EDGE_BITS[None])
+        block[:, :, 3:7] = _rgba(color, k)[:, None, :]
 
     def line_array(self) -> tuple[np.ndarray, list[tuple[float, int, int]]]:
-        """All segments' vertices, (2·segments, 8) float32, sorted by width, and the runs of equal
-        width as (width, first vertex, vertex count)."""
-        if not self._lines:
-            return np.zeros((0, 8), np.float32), []
-        blocks = sorted(self._lines, key=lambda wb: wb[0])
-        runs: list[tuple[float, int, int]] = []
-        first = 0
-        for width, block in blocks:
-            if runs and runs[-1][0] == width:
-                runs[-1] = (width, runs[-1][1], runs[-1][2] + len(block))
-            else:
-                runs.append((width, first, len(block)))
-            first += len(block)
-        return np.concatenate([b for _w, b in blocks]), runs
+        """All segments' vertices, (2·segments, 8) float32 (a view, valid until the next ``clear``),
+        and the runs of equal width as (width, first vertex, vertex count)."""
+        return self._line_v[:self._lines_used], list(self._runs)
 
     def point_array(self) -> np.ndarray:
-        """All points, (points, 8) float32."""
-        return np.concatenate(self._points) if self._points else np.zeros((0, 8), np.float32)
+        """All points, (points, 8) float32 (a view, valid until the next ``clear``)."""
+        return self._point_v[:self._points_used]
+
+
+def _grown(a: np.ndarray, used: int, needed: int) -> np.ndarray:
+    """``a`` if it has ``needed`` rows, else a copy of its first ``used`` rows in an array at least
+    twice as long."""
+    if needed <= len(a):
+        return a
+    out = np.zeros((max(needed, 2 * len(a)), a.shape[1]), a.dtype)
+    out[:used] = a[:used]
+    return out
 
 
 def contact_points(contacts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The valid points of the last step's manifolds, flattened: points on B (k, 3), normals A→B
     (k, 3), depths (k,) and normal impulses (k,)."""
     m = int(contacts.count)
-    valid = np.arange(contacts.points_b.shape[1])[None, :] < contacts.npoints[:m, None]
-    normals = np.broadcast_to(contacts.normal[:m, None, :], (m, valid.shape[1], 3))
-    return (contacts.points_b[:m][valid], normals[valid], contacts.depth[:m][valid],
-            contacts.impulse[:m][valid])
+    per = contacts.points_b.shape[1]
+    flat = np.flatnonzero(np.arange(per)[None, :] < contacts.npoints[:m, None])
+    return (contacts.points_b[:m].reshape(-1, 3)[flat], contacts.normal[flat // per],
+            contacts.depth[:m].reshape(-1)[flat], contacts.impulse[:m].reshape(-1)[flat])
 
 
 def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors: np.ndarray,

@@ -17,9 +17,11 @@ caller has ``use()``-d), which must be ``width × height``. A frame is:
    and anti-aliasing is the window's own: the app should create its window with a multisample
    config (e.g. pyglet ``Config(sample_buffers=1, samples=4, depth_size=24, double_buffer=True)``).
    With ``options.msaa`` = N > 1 the renderer draws into its own N-sample framebuffer instead and
-   resolves it into the caller's with a full-screen draw (for targets without samples). On a software
-   rasteriser the second way makes ``render`` wait for the frame (a sampled texture must be complete),
-   so the first is the default.
+   resolves it into the caller's with a full-screen draw (for targets without samples); so it does,
+   with one sample, for a target that has no depth buffer. Only colour reaches the caller's
+   framebuffer (never a blit, which would need matching depth formats), so any window config works.
+   On a software rasteriser the own buffer makes ``render`` wait for the frame (a sampled texture
+   must be complete), so drawing straight into the target is the default.
 
 Afterwards ``ctx.fbo`` is the caller's framebuffer again, with depth test, culling and blending off,
 ready for an ImGui pass. ``last_ms`` is the CPU time of the last ``render`` call (it does not wait for
@@ -333,7 +335,8 @@ class Renderer:
         self._table = np.zeros((0, INSTANCE_FLOATS), np.float32)
         self._order = np.zeros(0, np.int64)  # body index of each instance-table row
         self._shadow_size = 0
-        self._samples = -1
+        self._screen_depth: bool | None = None
+        self._main_key: tuple[int, int, int] | None = None   # (samples, width, height) of the own buffer
         self.width = self.height = 0
         self.resize(width, height)
 
@@ -343,23 +346,41 @@ class Renderer:
         w, h = int(width), int(height)
         if w <= 0 or h <= 0:
             raise ValueError(f"width and height must be positive, got {width!r} x {height!r}")
-        if (w, h) != (self.width, self.height):
-            self.width, self.height = w, h
-            self._samples = -1        # rebuild the multisample framebuffer on the next frame
+        self.width, self.height = w, h
 
     def _main_target(self, samples: int) -> moderngl.Framebuffer:
-        samples = min(samples, self.ctx.max_samples)
-        if samples != self._samples:
-            if self._samples >= 0:
-                self._fbo.release()
-                self._color.release()
-                self._depth.release()
+        """The renderer's own framebuffer of ``samples`` samples (1 for a depth-less target drawn without
+        MSAA), made again when the count or the size changes."""
+        key = (min(samples, self.ctx.max_samples), self.width, self.height)
+        if key != self._main_key:
+            self._release_main()
             size = (self.width, self.height)
-            self._color = self.ctx.texture(size, 4, samples=samples)
-            self._depth = self.ctx.depth_renderbuffer(size, samples=samples)
+            self._color = self.ctx.texture(size, 4, samples=key[0])
+            self._depth = self.ctx.depth_renderbuffer(size, samples=key[0])
             self._fbo = self.ctx.framebuffer([self._color], self._depth)
-            self._samples = samples
+            self._main_key = key
         return self._fbo
+
+    def _has_depth(self, fbo: moderngl.Framebuffer) -> bool:
+        """Whether ``fbo`` has a depth buffer: a depth attachment for a framebuffer object, the depth
+        bits for the window's default framebuffer (asked once: it never changes)."""
+        if fbo.depth_attachment is not None:
+            return True
+        if fbo.glo != 0:
+            return False
+        if self._screen_depth is None:
+            bits = fbo.bits
+            # moderngl's query of the bits also asks for a stencil buffer's size, an
+            # INVALID_OPERATION where the window has none: clear it so that it is not reported later
+            _ = self.ctx.error
+            self._screen_depth = bits["depth"] > 0
+        return self._screen_depth
+
+    def _release_main(self) -> None:
+        if self._main_key is not None:
+            for obj in (self._fbo, self._color, self._depth):
+                obj.release()
+            self._main_key = None
 
     def _shadow_target(self, size: int) -> moderngl.Framebuffer:
         if size != self._shadow_size:
@@ -503,8 +524,9 @@ class Renderer:
                 mesh.draw(mesh.shadow)
             ctx.cull_face = "back"
 
-        own = int(options.msaa) > 1
-        fbo = self._main_target(int(options.msaa)) if own else target
+        # a target without a depth buffer (a window made without one) cannot be drawn into directly
+        own = int(options.msaa) > 1 or not self._has_depth(target)
+        fbo = self._main_target(max(int(options.msaa), 1)) if own else target
         fbo.use()
         ctx.viewport = (0, 0, self.width, self.height)
         fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
@@ -527,8 +549,9 @@ class Renderer:
             self._shadow_tex.use(location=0)
 
         # front to back as far as possible, so that hidden ground and sky pixels are never shaded
-        if own or target.samples > 1:
-            ctx.enable_direct(GL_SAMPLE_ALPHA_TO_COVERAGE)
+        # a no-op on single-sample targets (GL 3.3 §4.1.3), so it needs no test of the target (whose
+        # sample count moderngl does not report for a window)
+        ctx.enable_direct(GL_SAMPLE_ALPHA_TO_COVERAGE)
         for mesh, _first, _count in draws:
             mesh.draw(mesh.lit)
         ctx.disable_direct(GL_SAMPLE_ALPHA_TO_COVERAGE)
@@ -546,7 +569,7 @@ class Renderer:
             ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
             self._color.use(location=1)
             self.resolve_prog["u_color"].value = 1
-            self.resolve_prog["u_samples"].value = self._samples
+            self.resolve_prog["u_samples"].value = self._main_key[0]
             self._resolve.render(moderngl.TRIANGLES, vertices=3)
         ctx.enable_only(moderngl.NOTHING)
         self.last_ms = (time.perf_counter() - start) * 1000.0
@@ -612,9 +635,7 @@ class Renderer:
                     self.sphere_prog, self.sphere_shadow_prog, self.ground_prog, self.sky_prog,
                     self.line_prog, self.point_prog):
             obj.release()
-        if self._samples >= 0:
-            for obj in (self._fbo, self._color, self._depth):
-                obj.release()
+        self._release_main()
         if self._shadow_size:
             self._shadow_fbo.release()
             self._shadow_tex.release()

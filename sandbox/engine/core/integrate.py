@@ -65,14 +65,19 @@ def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, 
 
 
 @njit(cache=True)
-def integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h):
+def integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h, dpos, drot):
     """x += h·v and q += ½·h·ω⊗q (renormalised) for the ``moving`` rows, then the world inverse inertia
-    R·I⁻¹·Rᵀ from the new orientation."""
+    R·I⁻¹·Rᵀ from the new orientation. ``dpos`` and ``drot`` accumulate the displacement and rotation
+    vector since the step began, from which the contact solver measures current separations."""
     for i in range(n):
         if not moving[i]:
             continue
-        store3(pos, i, mad(load3(pos, i), load3(vel, i), h))
-        q = quat_integrate(load4(quat, i), load3(angvel, i), h)
+        v = load3(vel, i)
+        w = load3(angvel, i)
+        store3(pos, i, mad(load3(pos, i), v, h))
+        store3(dpos, i, mad(load3(dpos, i), v, h))
+        store3(drot, i, mad(load3(drot, i), w, h))
+        q = quat_integrate(load4(quat, i), w, h)
         store4(quat, i, q)
         store_mat(inv_inertia, i, rotate_inertia(quat_to_mat(q), load_mat(inv_inertia_local, i)))
 

@@ -1,16 +1,24 @@
 """The narrow phase: one contact manifold per candidate pair, dispatched by the two shape kinds.
 
-The dispatch is a table over ``kind_a * 4 + kind_b`` with ``kind_a <= kind_b`` (Box2D's
-``s_registers[typeA][typeB]``); numba cannot call through an array of functions, so the table is
-written out as one ``if`` chain in ``_dispatch``. Every pair test has the signature of
-``docs/architecture.md`` ("Pair test signature").
+``collide_pairs`` buckets the candidate pairs by kind pair ``kind_a * 4 + kind_b`` (``kind_a <= kind_b``)
+and runs each bucket through its own loop, one pair test per bucket, chosen through a table (Box2D's
+``s_registers[typeA][typeB]``; numba cannot call through an array of functions, so the table is written
+out as one ``if`` chain in ``_dispatch`` and in ``_collide_bucket``). A loop that calls a single pair
+test lets the compiler specialise and inline it, and keeps its branches predictable. Every pair test has
+the signature of ``docs/architecture.md`` ("Pair test signature").
+
+Speed notes (each measured, per pair): the bodies' ``params`` rows are passed as 4-tuples and the pair
+tests write into one set of small scratch arrays, copied into the output rows afterwards, because every
+array (or array view) handed to a compiled function that is not inlined costs reference counting on each
+call, several times the work of a sphere–sphere test.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from .layout import BOX, CAPSULE, HULL, SPHERE
+from .layout import BOX, CAPSULE, HULL, MAX_POINTS, SPHERE
 from .polyhedra import box_box, box_hull, hull_hull
 from .rounded import (
     box_capsule,
@@ -23,10 +31,13 @@ from .rounded import (
 )
 from .vecmath import load3, load4
 
+N_CODES = 16
+"""Kind-pair codes ``kind_a * 4 + kind_b`` range over 0..15 (only ``kind_a <= kind_b`` occur)."""
+
 
 @njit(cache=True)
 def _dispatch(ka, kb, pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
-    """Call the pair test for kinds ``ka <= kb``; returns its point count."""
+    """Call the pair test for kinds ``ka <= kb`` on one pair; returns its point count."""
     code = ka * 4 + kb
     if code == SPHERE * 4 + SPHERE:
         return sphere_sphere(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
@@ -52,29 +63,116 @@ def _dispatch(ka, kb, pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pt
 
 
 @njit(cache=True)
+def _ordered_pair(pairs, p, kind):
+    """Bodies of pair ``p`` ordered so that ``kind[a] <= kind[b]``."""
+    a = pairs[p, 0]
+    b = pairs[p, 1]
+    if kind[a] > kind[b]:
+        return b, a
+    return a, b
+
+
+@njit(cache=True)
+def _run_pair_test(test, order, lo, hi, pairs, kind, params, pos, quat, H, margin_body, scratch, out):
+    """Run the pair test ``test`` on the pairs ``order[lo:hi]``; the manifold of pair ``p`` goes to row
+    ``p`` of the output arrays ``out`` (``out_npoints[p] = 0`` when it has none)."""
+    normal, pts_a, pts_b, depths = scratch
+    out_normal, out_npoints, out_pa, out_pb, out_depth = out
+    for r in range(lo, hi):
+        p = order[r]
+        a, b = _ordered_pair(pairs, p, kind)
+        k = test(load3(pos, a), load4(quat, a), load4(params, a), load3(pos, b), load4(quat, b),
+                 load4(params, b), H, margin_body[a] + margin_body[b], normal, pts_a, pts_b, depths)
+        out_npoints[p] = k
+        for c in range(3):
+            out_normal[p, c] = normal[c]
+        for i in range(k):
+            for c in range(3):
+                out_pa[p, i, c] = pts_a[i, c]
+                out_pb[p, i, c] = pts_b[i, c]
+            out_depth[p, i] = depths[i]
+
+
+@njit(cache=True)
+def _collide_bucket(code, order, lo, hi, pairs, kind, params, pos, quat, H, margin_body, scratch, out):
+    """The dispatch table: run the pair test of kind pair ``code`` on its bucket ``order[lo:hi]``."""
+    args = (order, lo, hi, pairs, kind, params, pos, quat, H, margin_body, scratch, out)
+    if code == SPHERE * 4 + SPHERE:
+        _run_pair_test(sphere_sphere, *args)
+    elif code == SPHERE * 4 + BOX:
+        _run_pair_test(sphere_box, *args)
+    elif code == SPHERE * 4 + CAPSULE:
+        _run_pair_test(sphere_capsule, *args)
+    elif code == SPHERE * 4 + HULL:
+        _run_pair_test(sphere_hull, *args)
+    elif code == BOX * 4 + BOX:
+        _run_pair_test(box_box, *args)
+    elif code == BOX * 4 + CAPSULE:
+        _run_pair_test(box_capsule, *args)
+    elif code == BOX * 4 + HULL:
+        _run_pair_test(box_hull, *args)
+    elif code == CAPSULE * 4 + CAPSULE:
+        _run_pair_test(capsule_capsule, *args)
+    elif code == CAPSULE * 4 + HULL:
+        _run_pair_test(capsule_hull, *args)
+    elif code == HULL * 4 + HULL:
+        _run_pair_test(hull_hull, *args)
+
+
+@njit(cache=True)
 def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a, out_b, out_normal,
                   out_npoints, out_pa, out_pb, out_depth):
     """Manifolds of the candidate pairs ``pairs[:npairs]`` ((P, 2) body rows), written compactly into
-    the ``out_*`` arrays (sized ≥ ``npairs`` by the caller); returns the number of manifolds.
+    the ``out_*`` arrays (sized ≥ ``npairs`` by the caller) in the order of the pairs; returns the number
+    of manifolds.
 
     Each pair is ordered so that ``kind[a] <= kind[b]`` (``out_a``/``out_b`` record that order; the
     normal points from ``out_a`` to ``out_b``) and tested with margin ``margin_body[a] + margin_body[b]``:
     pairs farther apart than that give no manifold, closer ones give points with depth down to -margin.
-    ``pos`` holds centres of mass, ``quat`` orientations (x, y, z, w), ``H`` the hull table."""
+    ``pos`` holds centres of mass, ``quat`` orientations (x, y, z, w), ``H`` the hull table.
+
+    Three passes: a stable counting sort of the pair indices by kind pair (Cormen et al., §8.2) into
+    ``out_a``, used as scratch; one loop per bucket, writing pair ``p``'s manifold to row ``p``; then the
+    rows that hold a manifold are moved down to the front, which keeps the pairs' order."""
+    order = out_a
+    start = np.zeros(N_CODES + 1, np.int64)
+    for p in range(npairs):
+        a, b = _ordered_pair(pairs, p, kind)
+        start[kind[a] * 4 + kind[b] + 1] += 1
+    for code in range(N_CODES):
+        start[code + 1] += start[code]
+    fill = start[:N_CODES].copy()
+    for p in range(npairs):
+        a, b = _ordered_pair(pairs, p, kind)
+        code = kind[a] * 4 + kind[b]
+        order[fill[code]] = p
+        fill[code] += 1
+
+    scratch = (np.zeros(3), np.zeros((MAX_POINTS, 3)), np.zeros((MAX_POINTS, 3)), np.zeros(MAX_POINTS))
+    out = (out_normal, out_npoints, out_pa, out_pb, out_depth)
+    for code in range(N_CODES):
+        if start[code + 1] > start[code]:
+            _collide_bucket(code, order, start[code], start[code + 1], pairs, kind, params, pos, quat, H,
+                            margin_body, scratch, out)
+
     m = 0
     for p in range(npairs):
-        a = pairs[p, 0]
-        b = pairs[p, 1]
-        if kind[a] > kind[b]:
-            a, b = b, a
-        k = _dispatch(kind[a], kind[b], load3(pos, a), load4(quat, a), params[a], load3(pos, b),
-                      load4(quat, b), params[b], H, margin_body[a] + margin_body[b], out_normal[m],
-                      out_pa[m], out_pb[m], out_depth[m])
-        if k > 0:
-            out_a[m] = a
-            out_b[m] = b
+        k = out_npoints[p]
+        if k == 0:
+            continue
+        a, b = _ordered_pair(pairs, p, kind)
+        out_a[m] = a
+        out_b[m] = b
+        if m != p:
             out_npoints[m] = k
-            m += 1
+            for c in range(3):
+                out_normal[m, c] = out_normal[p, c]
+            for i in range(k):
+                for c in range(3):
+                    out_pa[m, i, c] = out_pa[p, i, c]
+                    out_pb[m, i, c] = out_pb[p, i, c]
+                out_depth[m, i] = out_depth[p, i]
+        m += 1
     return m
 
 
@@ -82,10 +180,13 @@ def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a,
 def collide_one(ka, pa, qa, prm_a, kb, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
     """Manifold of one pair in either kind order: when ``ka > kb`` the pair test runs with the bodies
     exchanged and the result is turned back (normal flipped, point sets exchanged), so that the normal
-    always points from the first body to the second. Returns the point count."""
+    always points from the first body to the second. ``prm_a``, ``prm_b``: (4,) params arrays (passed
+    on as tuples, as ``collide_pairs`` does). Returns the point count."""
+    ta = (prm_a[0], prm_a[1], prm_a[2], prm_a[3])
+    tb = (prm_b[0], prm_b[1], prm_b[2], prm_b[3])
     if ka <= kb:
-        return _dispatch(ka, kb, pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
-    k = _dispatch(kb, ka, pb, qb, prm_b, pa, qa, prm_a, H, margin, normal, pts_b, pts_a, depths)
+        return _dispatch(ka, kb, pa, qa, ta, pb, qb, tb, H, margin, normal, pts_a, pts_b, depths)
+    k = _dispatch(kb, ka, pb, qb, tb, pa, qa, ta, H, margin, normal, pts_b, pts_a, depths)
     for c in range(3):
         normal[c] = -normal[c]
     return k

@@ -124,7 +124,7 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_depth, m_
     ones, so matching is a merge. ``m_first[i]`` receives the index of manifold i's first point.
     Returns the number of points."""
     (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
-     cln, clt1, clt2, clmax, cj) = S
+     cln, clt1, clt2, clmax, cj, cs0) = S
     k = 0
     j = 0
     for i in range(m):
@@ -173,6 +173,7 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_depth, m_
             ce[k] = e
             dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
             cvn0[k] = dot(dv, n)
+            cs0[k] = dot(sub(load3(m_pb[i], p), load3(m_pa[i], p)), n)
             capp[k] = 0.0
             cln[k] = 0.0
             clt1[k] = 0.0
@@ -227,9 +228,13 @@ def warm_start(c, S, vel, angvel, inv_mass, inv_inertia, moving):
 
 
 @njit(cache=True)
-def solve_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving, h, use_bias,
+def solve_contacts(c, S, dpos, drot, vel, angvel, inv_mass, inv_inertia, moving, h, use_bias,
                    contact_hertz, damping_ratio, max_push, linear_slop):
     """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant.
+
+    The separation is tracked to first order from each body's displacement ``dpos`` and rotation vector
+    ``drot`` since the step began (s = s₀ + n·(Δx_b − Δx_a) + Δθ_b·(r_b×n) − Δθ_a·(r_a×n), as in Box2D v3
+    and Rapier), which needs no quaternion work in the inner loop.
 
     Friction first: Coulomb, the tangential impulse vector clamped to the disc of radius μ·λn (last
     iteration's normal impulse), so that non-penetration, solved last, is the constraint that holds best
@@ -238,7 +243,7 @@ def solve_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving, 
     (v_n ≥ −s/h); an overlap gets a soft bias (a spring of ``contact_hertz``, pushing at most ``max_push``
     m/s) when ``use_bias``, none in the relax pass. The accumulated normal impulse is clamped at ≥ 0."""
     (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
-     cln, clt1, clt2, clmax, cj) = S
+     cln, clt1, clt2, clmax, cj, cs0) = S
     bias_rate, mass_scale, impulse_scale = soft_coefficients(contact_hertz, damping_ratio, h)
     inv_h = 1.0 / h
     for k in range(c):
@@ -268,10 +273,12 @@ def solve_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving, 
         clt2[k] = l2
 
         n = load3(cn, k)
-        pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(cla, k)))
-        pb = add(load3(pos, b), quat_rotate(load4(quat, b), load3(clb, k)))
-        s = dot(sub(pb, pa), n)
-        vn = dot(sub(vb, va), n) + dot(wb, load3(j, 1)) - dot(wa, load3(j, 0))
+        ran = load3(j, 0)
+        rbn = load3(j, 1)
+        # the separation now, from how far each body moved and turned since the contacts were made
+        s = (cs0[k] + dot(sub(load3(dpos, b), load3(dpos, a)), n) + dot(load3(drot, b), rbn)
+             - dot(load3(drot, a), ran))
+        vn = dot(sub(vb, va), n) + dot(wb, rbn) - dot(wa, ran)
         bias = 0.0
         ms = 1.0
         isc = 0.0
@@ -301,7 +308,7 @@ def apply_restitution(c, S, vel, angvel, inv_mass, inv_inertia, moving, threshol
     gets the normal velocity e·v_approach, v_approach being the approach speed recorded at impact; the
     total normal impulse stays ≥ 0. Below the threshold nothing bounces, so resting contacts never jitter."""
     (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
-     cln, clt1, clt2, clmax, cj) = S
+     cln, clt1, clt2, clmax, cj, cs0) = S
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
