@@ -10,7 +10,8 @@ import pytest
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere
 
 
-def monte_carlo_inertia(inside, bound: float, mass: float, samples: int = 400_000, seed: int = 0) -> np.ndarray:
+def monte_carlo_inertia(inside, bound: float, mass: float, samples: int = 400_000,
+                        seed: int = 0) -> np.ndarray:
     """Inertia tensor of a uniform solid from random samples of its bounding cube (the oracle)."""
     rng = np.random.default_rng(seed)
     p = rng.uniform(-bound, bound, (samples, 3))
