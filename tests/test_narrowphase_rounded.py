@@ -146,13 +146,23 @@ def point_segment_distance(p, a, b):
     return float(np.linalg.norm(p - (a + t * e)))
 
 
-def world_face_normals(hull_or_box, q):
-    """World normals of a box's six faces (half extents given) or of a hull's faces."""
-    if isinstance(hull_or_box, ConvexHull):
-        normals = hull_or_box.face_normals
-    else:
-        normals = np.vstack([np.eye(3), -np.eye(3)])
-    return normals @ rot(q).T
+def box_oracle(pos, q, h):
+    """World vertices, face normals and signed distance function of the box ``h`` at ``pos, q``."""
+    corners = np.array(list(itertools.product([-1.0, 1.0], repeat=3))) * np.asarray(h, float)
+    return (corners @ rot(q).T + np.asarray(pos, float), np.vstack([np.eye(3), -np.eye(3)]) @ rot(q).T,
+            lambda p: box_signed_distance(to_local(p, pos, q), h))
+
+
+def hull_oracle(pos, q, hull):
+    """World vertices, face normals and signed distance function of ``hull`` at ``pos, q``."""
+    return (hull.vertices @ rot(q).T + np.asarray(pos, float), hull.face_normals @ rot(q).T,
+            lambda p: hull_signed_distance(to_local(p, pos, q), hull))
+
+
+# Unit directions spread over the sphere: a capsule pushed out of a polyhedron along any of them must
+# move at least as far as along the contact normal.
+DIRECTIONS = np.random.default_rng(5).normal(size=(500, 3))
+DIRECTIONS /= np.linalg.norm(DIRECTIONS, axis=1)[:, None]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -409,15 +419,20 @@ def test_capsule_segment_through_box_is_pushed_out_of_nearest_face():
     np.testing.assert_allclose(n, [0, 1, 0], atol=1e-12)
     np.testing.assert_allclose(d, [0.45, 0.45], atol=1e-12)
     np.testing.assert_allclose(sorted(pa[:, 0]), [-1.0, 1.0], atol=1e-12)
-    # A tilted core through the box: one point, still along a face normal, never a zero normal.
-    tilt = (0.3, 0.1, 0.6, 0.7)
-    tilt = tuple(np.array(tilt) / np.linalg.norm(tilt))
-    k, n, pa, pb, d = collide(box_capsule, (0, 0, 0), IDENTITY, (1.0, 1.0, 1.0), (0.1, 0.2, 0), tilt,
-                              (0.25, 2.0))
+
+
+def test_capsule_core_across_a_box_edge_is_pushed_out_over_the_edge():
+    # The core runs along (1, -1, 0) through (0.9, 0.9, 0), cutting the top +x edge 0.1·√2 deep: out
+    # over the edge (normal on the edge's diagonal) is shorter than through either face (0.1 + 0.354).
+    q = (0.0, 0.0, -math.sin(3.0 * math.pi / 8.0), math.cos(3.0 * math.pi / 8.0))
+    k, n, pa, pb, d = collide(box_capsule, (0, 0, 0), IDENTITY, (1.0, 1.0, 1.0), (0.9, 0.9, 0.0), q,
+                              (0.25, 0.5))
     assert k == 1
     check_manifold(k, n, pa, pb, d, 0.0)
-    assert np.max(np.abs(n)) == pytest.approx(1.0)
-    assert d[0] > 0.25
+    np.testing.assert_allclose(n, [S2, S2, 0], atol=1e-12)
+    np.testing.assert_allclose(pa[0], [1, 1, 0], atol=1e-12)
+    np.testing.assert_allclose(pb[0], np.array([0.9, 0.9, 0]) - 0.25 * n, atol=1e-12)
+    assert d[0] == pytest.approx(0.1 * math.sqrt(2.0) + 0.25)
 
 
 def test_box_capsule_margin():
@@ -429,27 +444,34 @@ def test_box_capsule_margin():
     assert collide(box_capsule, *args, margin=0.05)[0] == 0
 
 
-def check_polyhedron_capsule(k, n, pts_poly, pts_cap, d, c0, c1, rc, dist, margin, face_normals):
+def check_polyhedron_capsule(k, n, pts_poly, pts_cap, d, c0, c1, rc, dist, margin, oracle, iters=90):
     """Random-pose checks shared by box_capsule and capsule_hull (normal from polyhedron to capsule).
 
-    ``dist`` is the oracle's signed distance of the core segment to the polyhedron."""
+    ``dist`` is the oracle's signed distance of the core segment to the polyhedron; ``oracle`` holds its
+    world vertices, face normals and signed distance function."""
+    verts, face_normals, sd = oracle
     expected = rc - dist
     assert (k > 0) == (expected >= -margin)
     if not k:
         return
     check_manifold(k, n, pts_poly, pts_cap, d, margin)
+    # Every point lies on its shape's surface, also for two points of a tilted capsule on a face.
+    for p, q in zip(pts_poly, pts_cap, strict=True):
+        assert sd(p) == pytest.approx(0.0, abs=1e-7)
+        assert point_segment_distance(q, c0, c1) == pytest.approx(rc, abs=1e-7)
     if dist > 1e-6:
         # Separated cores: the deepest point is the closest one, and none is deeper than it.
         assert d.max() == pytest.approx(expected, abs=1e-7)
         assert np.all(d <= expected + 1e-7)
-        # Two points are pushed out along the face normal, within PARALLEL_SIN of perpendicular to the core.
-        low = rc * (1.0 if k == 1 else math.sqrt(1.0 - rounded.PARALLEL_SIN**2))
-        for p in pts_cap:
-            assert low - 1e-7 <= point_segment_distance(p, c0, c1) <= rc + 1e-7
     if dist < 0.0:
-        # Crossing cores: pushed out along a face normal, at least by the radius.
-        assert np.max(np.abs(face_normals @ n)) == pytest.approx(1.0, abs=1e-9)
-        assert d.max() >= rc - 1e-9
+        # Crossing cores: moving the capsule by the depth along the normal leaves it just touching, and
+        # no other direction (a face normal or any of many others) gets it out by a shorter move.
+        depth = d.max()
+        moved = segment_min(sd, np.asarray(c0) + depth * n, np.asarray(c1) + depth * n, iters)
+        assert moved == pytest.approx(rc, abs=1e-6)
+        dirs = np.vstack([face_normals, DIRECTIONS])
+        out = (verts @ dirs.T).max(0) - np.minimum(dirs @ c0, dirs @ c1) + rc
+        assert depth <= out.min() + 1e-9
 
 
 @prop
@@ -457,13 +479,11 @@ def check_polyhedron_capsule(k, n, pts_poly, pts_cap, d, c0, c1, rc, dist, margi
        margin=margin_st)
 def test_box_capsule_random_poses(pa, qa, h, pc, qc, rc, hh, margin):
     c0, c1 = capsule_ends(pc, qc, hh)
-    dist = segment_min(lambda p: box_signed_distance(to_local(p, pa, qa), h), c0, c1)
+    oracle = box_oracle(pa, qa, h)
+    dist = segment_min(oracle[2], c0, c1)
     assume(abs(rc - dist + margin) > 1e-5 and abs(dist) > 1e-5)
     k, n, pts_a, pts_b, d = collide(box_capsule, pa, qa, h, pc, qc, (rc, hh), margin)
-    check_polyhedron_capsule(k, n, pts_a, pts_b, d, c0, c1, rc, dist, margin, world_face_normals(h, qa))
-    for p in pts_a:
-        if dist > 1e-6:
-            assert box_signed_distance(to_local(p, pa, qa), h) == pytest.approx(0.0, abs=1e-7)
+    check_polyhedron_capsule(k, n, pts_a, pts_b, d, c0, c1, rc, dist, margin, oracle)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -540,10 +560,59 @@ def test_capsule_capsule_random_poses(pa, qa, ra, ha, pb, qb, rb, hb, margin):
         assert point_segment_distance(pts_a[0], a0, a1) == pytest.approx(ra, abs=1e-8)
         assert point_segment_distance(pts_b[0], b0, b1) == pytest.approx(rb, abs=1e-8)
     else:
-        # Nearly parallel: both points measured along one normal, close to the true closest distance.
-        axis_a = (a1 - a0) / np.linalg.norm(a1 - a0)
-        assert abs(n @ axis_a) <= rounded.PARALLEL_SIN + 1e-9
-        assert d.max() == pytest.approx(expected, abs=rounded.PARALLEL_SIN * 2.0 * (ha + hb))
+        check_parallel_capsules(n, pts_a, pts_b, d, a0, a1, ra, b0, b1, rb, expected)
+
+
+def check_parallel_capsules(n, pts_a, pts_b, d, a0, a1, ra, b0, b1, rb, expected):
+    """Two points of nearly parallel capsules: on the surfaces, measured along one normal, the deeper
+    one exactly as deep as the cores' closest points give."""
+    axis_a = (a1 - a0) / np.linalg.norm(a1 - a0)
+    assert abs(n @ axis_a) <= rounded.PARALLEL_SIN + 1e-9
+    for p, q in zip(pts_a, pts_b, strict=True):
+        assert point_segment_distance(p, a0, a1) == pytest.approx(ra, abs=1e-9)
+        assert point_segment_distance(q, b0, b1) == pytest.approx(rb, abs=1e-9)
+    assert d.max() == pytest.approx(expected, abs=1e-9)
+    assert np.all(d <= expected + 1e-9)
+
+
+@prop
+@given(qa=quat, tilt=st.tuples(st.floats(-0.04, 0.04), st.floats(-0.04, 0.04)), along=st.floats(-2.0, 2.0),
+       side=st.floats(-1.0, 1.0), ra=radius, ha=extent, rb=radius, hb=extent, gap=st.floats(-0.3, 0.1))
+def test_nearly_parallel_capsules(qa, tilt, along, side, ra, ha, rb, hb, gap):
+    """B nearly parallel to A (tilted by up to 0.04 rad), shifted along and beside it and stacked on it
+    with a small gap or overlap: two points whenever both ends of the overlap touch, and the manifold
+    is the same with A and B exchanged.
+
+    The shift is nudged off zero: with the ends of A and B level, an end of each lies over the other
+    core at the same place, and which of the two equal choices is taken is up to rounding."""
+    along += math.sqrt(2.0) * 1e-3
+    r = rot(qa)
+    qb = quat_mul(qa, quat_mul((math.sin(tilt[0] / 2), 0.0, 0.0, math.cos(tilt[0] / 2)),
+                               (0.0, 0.0, math.sin(tilt[1] / 2), math.cos(tilt[1] / 2))))
+    pb = r @ np.array([0.3 * side, along, 0.0]) + r @ np.array([0.0, 0.0, ra + rb + gap])
+    a0, a1 = capsule_ends((0, 0, 0), qa, ha)
+    b0, b1 = capsule_ends(pb, qb, hb)
+    dist = segment_min(lambda p: point_segment_distance(p, b0, b1), a0, a1)
+    expected = ra + rb - dist
+    assume(dist > 1e-6 and abs(expected) > 1e-6)
+    k, n, pts_a, pts_b, d = collide(capsule_capsule, (0, 0, 0), qa, (ra, ha), pb, qb, (rb, hb))
+    assert (k > 0) == (expected >= 0.0)
+    if k == 0:
+        return
+    check_manifold(k, n, pts_a, pts_b, d, 0.0)
+    if k == 1:
+        assert d[0] == pytest.approx(expected, abs=1e-9)
+    else:
+        check_parallel_capsules(n, pts_a, pts_b, d, a0, a1, ra, b0, b1, rb, expected)
+    kw, nw, wa, wb, dw = collide(capsule_capsule, pb, qb, (rb, hb), (0, 0, 0), qa, (ra, ha))
+    assert kw == k
+    np.testing.assert_allclose(nw, -n, atol=1e-9)
+    np.testing.assert_allclose(np.sort(dw), np.sort(d), atol=1e-9)
+    # The same points, in either order.
+    gap_a = np.linalg.norm(pts_a[:, None] - wb[None], axis=2)
+    gap_b = np.linalg.norm(pts_b[:, None] - wa[None], axis=2)
+    assert gap_a.min(1).max() < 1e-9 and gap_a.min(0).max() < 1e-9
+    assert gap_b.min(1).max() < 1e-9 and gap_b.min(0).max() < 1e-9
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -593,11 +662,12 @@ def test_capsule_hull_margin():
 def test_capsule_hull_random_poses(pc, qc, rc, hh, pb, qb, hid, margin):
     hull = HULLS[hid]
     c0, c1 = capsule_ends(pc, qc, hh)
-    dist = segment_min(lambda p: hull_signed_distance(to_local(p, pb, qb), hull), c0, c1, iters=60)
+    oracle = hull_oracle(pb, qb, hull)
+    dist = segment_min(oracle[2], c0, c1, iters=60)
     assume(abs(rc - dist + margin) > 1e-5 and abs(dist) > 1e-5)
     k, n, pts_a, pts_b, d = collide(capsule_hull, pc, qc, (rc, hh), pb, qb, (float(hid),), margin)
     # Seen from the hull (A') the normal is reversed and the point sets swap.
-    check_polyhedron_capsule(k, -n, pts_b, pts_a, d, c0, c1, rc, dist, margin, world_face_normals(hull, qb))
+    check_polyhedron_capsule(k, -n, pts_b, pts_a, d, c0, c1, rc, dist, margin, oracle, iters=60)
 
 
 @prop
@@ -631,14 +701,15 @@ def test_capsule_nearly_lying_on_a_cube_face(qa, yaw, tilt, x, z, gap, rc, hh, u
     qc = quat_mul(qa, q_local)
     pc = rot(qa) @ np.array([x, 1.0 + rc + gap, z])
     c0, c1 = capsule_ends(pc, qc, hh)
-    dist = segment_min(lambda p: box_signed_distance(to_local(p, (0, 0, 0), qa), (1, 1, 1)), c0, c1)
+    oracle = box_oracle((0, 0, 0), qa, (1.0, 1.0, 1.0))
+    dist = segment_min(oracle[2], c0, c1)
     assume(abs(rc - dist) > 1e-5 and abs(dist) > 1e-5)
     if use_hull:
         k, n, pts_a, pts_b, d = collide(capsule_hull, pc, qc, (rc, hh), (0, 0, 0), qa, (1.0,))
         k, n, pts_a, pts_b, d = k, -n, pts_b, pts_a, d
     else:
         k, n, pts_a, pts_b, d = collide(box_capsule, (0, 0, 0), qa, (1.0, 1.0, 1.0), pc, qc, (rc, hh))
-    check_polyhedron_capsule(k, n, pts_a, pts_b, d, c0, c1, rc, dist, 0.0, world_face_normals(CUBE, qa))
+    check_polyhedron_capsule(k, n, pts_a, pts_b, d, c0, c1, rc, dist, 0.0, oracle)
     ends = [to_local(c, (0, 0, 0), qa) for c in (c0, c1)]
     over_face = all(abs(e[0]) < 1.0 - 1e-6 and abs(e[2]) < 1.0 - 1e-6 for e in ends)
     if tilt == 0.0 and over_face and 0.0 <= -gap < rc:

@@ -179,7 +179,7 @@ def gjk_segment_polyhedron(s0, s1, H, hid, h):
 
     GJK distance algorithm (Gilbert, Johnson & Keerthi 1988; Ericson 2004, §9.5), all in the
     polyhedron's local frame. Returns ``(distance, on_segment, on_polyhedron)``; the distance is 0 when
-    the segment touches or crosses the polyhedron (the points are then not meaningful)."""
+    the segment touches or crosses the polyhedron, and both points are then ``s0`` (no closest pair)."""
     # Simplex rows: support points w = p - s of D and the p, s they came from (one scratch array).
     simplex = np.empty((3, 4, 3))
     W = simplex[0]
@@ -247,11 +247,11 @@ def gjk_segment_polyhedron(s0, s1, H, hid, h):
             v = v_new
             break
         v = v_new
+    if touching:
+        return 0.0, s0, s0
     on_poly = (0.0, 0.0, 0.0)
     on_seg = (0.0, 0.0, 0.0)
     for i in range(n):
         on_poly = add(on_poly, scale(load3(P, i), lam[i]))
         on_seg = add(on_seg, scale(load3(S, i), lam[i]))
-    if touching:
-        return 0.0, on_seg, on_poly
     return math.sqrt(length_sq(sub(on_seg, on_poly))), on_seg, on_poly

@@ -10,11 +10,16 @@ of A and of B, ``depths[i] = dot(pts_a[i] - pts_b[i], normal)`` is positive when
 are farther apart than ``margin``).
 
 Polyhedra (box and hull) are handled by one routine, ``_polyhedron_segment``, through the accessors of
-``core.gjk`` (``hid < 0`` is a box): GJK for the closest points while separated, the face of least
-penetration (SAT face query, Gottschalk et al. 1996; Ericson 2004, §5.2.1) once the core segment
-crosses the polyhedron, and a two-point manifold, the segment clipped by the side planes of the
-reference face (Sutherland & Hodgman 1974, reduced to a segment: Cyrus & Beck 1978), when a capsule
-lies flat on a face so that it rests there stably.
+``core.gjk`` (``hid < 0`` is a box): GJK for the closest points while separated; once the core segment
+crosses the polyhedron, the separating axis test over the faces of their Minkowski sum (the
+polyhedron's faces and its edges crossed with the segment; Gottschalk et al. 1996; van den Bergen 2003,
+§4.3.1), which gives the exact shortest way out; and a two-point manifold when a capsule lies along a
+face, so that it rests there stably: the capsule's underside clipped by the side planes of the face
+(Sutherland & Hodgman 1974, reduced to a segment: Cyrus & Beck 1978).
+
+Every contact point lies exactly on its shape (within rounding), also for a capsule tilted on a face or
+on another capsule, and the deepest point's depth is the exact overlap along the normal: moving B by
+that depth along the normal leaves the shapes just touching.
 """
 
 from __future__ import annotations
@@ -51,6 +56,8 @@ PARALLEL_SIN = 0.05
 TOUCH_DIST = 1e-9
 # The closest points count as lying on a face when the GJK normal is this close to the face normal.
 FACE_COS = 1.0 - 1e-6
+# Sine below which an edge counts as parallel to a capsule's core in the penetration axis search.
+PARALLEL_EPS = 1e-9
 
 
 @njit(cache=True)
@@ -178,12 +185,59 @@ def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, de
 
 
 @njit(cache=True)
+def _rim_point(p0, p1, s, r, d):
+    """The point of the capsule (core ``p0 p1``, radius ``r``) farthest along unit ``d`` among those whose
+    nearest core point is ``lerp(p0, p1, s)``: the pole of an end cap when ``s`` is an end and ``d``
+    points away from the core there, else the point of that cross-section's rim nearest ``d``."""
+    ax = sub(p1, p0)
+    c = lerp(p0, p1, s)
+    ad = dot(ax, d)
+    if (s <= 0.0 and ad <= 0.0) or (s >= 1.0 and ad >= 0.0):
+        return mad(c, d, r)
+    return mad(c, normalize(mad(d, ax, -ad / length_sq(ax))), r)
+
+
+@njit(cache=True)
+def _nearest_param(p, q0, q1):
+    """Parameter in [0, 1] of the point of segment ``q0 q1`` nearest the point ``p`` (Ericson 2004,
+    §5.1.2)."""
+    dq = sub(q1, q0)
+    return _clamp01(dot(sub(p, q0), dq) / length_sq(dq))
+
+
+@njit(cache=True)
+def _overlap_end(a0, a1, b0, b1, w, upper):
+    """Core parameters ``(s, t)`` and key of one end of the overlap of two nearly parallel cores along
+    the unit axis ``w``: the lower ends' higher one (the upper ends' lower one when ``upper``), paired
+    with the nearest point of the other core; the key is ``w`` dotted with the pair's sum."""
+    wa0 = dot(w, a0)
+    wa1 = dot(w, a1)
+    wb0 = dot(w, b0)
+    wb1 = dot(w, b1)
+    sa = 1.0 if (wa1 > wa0) == upper else 0.0
+    tb = 1.0 if (wb1 > wb0) == upper else 0.0
+    end_a = wa1 if sa == 1.0 else wa0
+    end_b = wb1 if tb == 1.0 else wb0
+    if (end_a < end_b) == upper:
+        s = sa
+        t = _nearest_param(lerp(a0, a1, s), b0, b1)
+    else:
+        t = tb
+        s = _nearest_param(lerp(b0, b1, t), a0, a1)
+    return s, t, dot(w, add(lerp(a0, a1, s), lerp(b0, b1, t)))
+
+
+@njit(cache=True)
 def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
     """Two capsules: closest points of their segments (Ericson 2004, §5.1.9), pushed out by the radii.
 
-    When the segments are parallel (within ``PARALLEL_SIN``) and overlap along their length, B's segment
-    is clipped to the span of A's and both ends of the overlap become contacts (same normal), so that a
-    capsule lying on another rests on two points; otherwise one point."""
+    When the segments are parallel (within ``PARALLEL_SIN``) and overlap along their length, the two ends
+    of the overlap become contacts along the same normal, so that a capsule lying on another rests on
+    two points; otherwise one point. Each end of the overlap along the cores' mean axis is an end of one
+    core paired with its nearest point on the other (symmetric in A and B); when the closest pair has
+    an end in it, it replaces the overlap end nearer to it, so that the deepest contact is exact. The
+    surface points are the rim (or cap pole) points of those core points farthest along the normal,
+    so that they lie exactly on the capsules."""
     ra = prm_a[0]
     rb = prm_b[0]
     a0, a1 = _capsule_segment(pa, qa, prm_a)
@@ -208,25 +262,30 @@ def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_
             n = neg(n)
     put3(normal, n)
     la_sq = length_sq(da)
-    if length_sq(cross(da, db)) <= PARALLEL_SIN * PARALLEL_SIN * la_sq * length_sq(db):
-        # Range of t over which B's points project inside A's segment (the projection is linear in t).
-        s0 = dot(sub(b0, a0), da) / la_sq
-        s1 = dot(sub(b1, a0), da) / la_sq
-        t_lo = 0.0
-        t_hi = 1.0 if 0.0 <= s0 <= 1.0 else -1.0
-        if s1 != s0:
-            u0 = -s0 / (s1 - s0)
-            u1 = (1.0 - s0) / (s1 - s0)
-            t_lo = max(0.0, min(u0, u1))
-            t_hi = min(1.0, max(u0, u1))
-        if t_hi > t_lo and (t_hi - t_lo) * (t_hi - t_lo) * length_sq(db) > 1e-6 * la_sq:
+    lb_sq = length_sq(db)
+    if length_sq(cross(da, db)) <= PARALLEL_SIN * PARALLEL_SIN * la_sq * lb_sq:
+        ua = scale(da, 1.0 / math.sqrt(la_sq))
+        ub = scale(db, 1.0 / math.sqrt(lb_sq))
+        w = normalize(add(ua, ub) if dot(ua, ub) >= 0.0 else sub(ua, ub))
+        s_lo, t_lo, key_lo = _overlap_end(a0, a1, b0, b1, w, False)
+        s_hi, t_hi, key_hi = _overlap_end(a0, a1, b0, b1, w, True)
+        # Keys are twice the position along w: the overlap must be longer than a thousandth of A.
+        if key_hi - key_lo > 2e-3 * math.sqrt(la_sq):
+            if not (0.0 < s < 1.0 and 0.0 < t < 1.0):
+                key = dot(w, add(ca, cb))
+                if key - key_lo <= key_hi - key:
+                    s_lo, t_lo = s, t
+                else:
+                    s_hi, t_hi = s, t
             k = 0
-            for tt in (t_lo, t_hi):
-                qb_pt = lerp(b0, b1, tt)
-                qa_pt = lerp(a0, a1, _clamp01(dot(sub(qb_pt, a0), da) / la_sq))
-                depth = ra + rb - dot(sub(qb_pt, qa_pt), n)
+            for i in range(2):
+                ss = s_lo if i == 0 else s_hi
+                tt = t_lo if i == 0 else t_hi
+                on_a = _rim_point(a0, a1, ss, ra, n)
+                on_b = _rim_point(b0, b1, tt, rb, neg(n))
+                depth = dot(sub(on_a, on_b), n)
                 if depth >= -margin:
-                    _write_point(k, mad(qa_pt, n, ra), mad(qb_pt, n, -rb), depth, pts_a, pts_b, depths)
+                    _write_point(k, on_a, on_b, depth, pts_a, pts_b, depths)
                     k += 1
             if k == 2:
                 return 2
@@ -299,6 +358,42 @@ def _side_plane(H, hid, h, f, j):
 
 
 @njit(cache=True)
+def _edge_count(H, hid):
+    if hid < 0:
+        return 12
+    return H[11][hid]
+
+
+@njit(cache=True)
+def _cyclic(axis, t, a, b):
+    """The vector with component ``t`` on ``axis`` and ``a``, ``b`` on the next two axes (cyclically)."""
+    if axis == 0:
+        return (t, a, b)
+    if axis == 1:
+        return (b, t, a)
+    return (a, b, t)
+
+
+@njit(cache=True)
+def _edge(H, hid, h, k):
+    """End points ``v0, v1`` of edge ``k`` and the outward unit normals ``n0, n1`` of its two faces.
+
+    Box edge ``k`` runs along axis ``k >> 2`` at the signs ``k & 1`` and ``k & 2`` on the next two axes."""
+    if hid < 0:
+        axis = k >> 2
+        si = 1.0 - 2.0 * (k & 1)
+        sj = 1.0 - 2.0 * ((k >> 1) & 1)
+        a = si * h[(axis + 1) % 3]
+        b = sj * h[(axis + 2) % 3]
+        return (_cyclic(axis, -h[axis], a, b), _cyclic(axis, h[axis], a, b), _cyclic(axis, 0.0, si, 0.0),
+                _cyclic(axis, 0.0, 0.0, sj))
+    e = H[10][hid] + k
+    v0 = load3(H[2], H[12][e, 0])
+    v1 = load3(H[2], H[12][e, 1])
+    return v0, v1, load3(H[5], H[13][e, 0]), load3(H[5], H[13][e, 1])
+
+
+@njit(cache=True)
 def _clip_segment(s0, s1, m, e, t_lo, t_hi):
     """Narrow the parameter range ``[t_lo, t_hi]`` of segment ``s0 s1`` to the half-space ``m·x <= e``
     (Cyrus & Beck 1978)."""
@@ -314,28 +409,87 @@ def _clip_segment(s0, s1, m, e, t_lo, t_hi):
 
 
 @njit(cache=True)
-def _face_pair(H, hid, h, f, s0, s1, r, margin, pts_poly, pts_cap, depths):
-    """Up to two contacts of the segment ``s0 s1`` (radius ``r``) lying along face ``f``: the segment
-    clipped to the face's prism (its side planes), each end measured against the face plane.
+def _penetration_axis(H, hid, h, s0, s1):
+    """The shortest translation that moves segment ``s0 s1`` out of the polyhedron, by the separating
+    axis test over the face normals of the Minkowski sum of the polyhedron and the reversed segment
+    (Gottschalk et al. 1996; van den Bergen 2003, §4.3.1): the polyhedron's faces, and the edges whose
+    normal arc (Gauss map) crosses the great circle perpendicular to the segment, with the normal on
+    that arc. Returns ``(overlap, axis, face, edge)``: the segment moves out by ``overlap`` along the
+    outward unit ``axis``; ``face`` (or ``edge``, the other one -1) is the feature it leaves through."""
+    best = math.inf
+    axis = (0.0, 1.0, 0.0)
+    face = -1
+    edge = -1
+    for f in range(_face_count(H, hid)):
+        fn, fd = _face_plane(H, hid, h, f)
+        ov = fd - min(dot(fn, s0), dot(fn, s1))
+        if ov < best:
+            best, axis, face = ov, fn, f
+    u = sub(s1, s0)
+    for k in range(_edge_count(H, hid)):
+        v0, _, n0, n1 = _edge(H, hid, h, k)
+        c0 = dot(n0, u)
+        c1 = dot(n1, u)
+        # Skip an edge whose arc misses the circle, or meets it at a face normal (a face of the sum
+        # already), or lies along the segment (its parallelogram is flat and the neighbours cover it).
+        if c0 * c1 >= 0.0 or min(abs(c0), abs(c1)) <= PARALLEL_EPS * length(u):
+            continue
+        a = normalize(add(scale(n0, abs(c1)), scale(n1, abs(c0))))
+        ov = dot(a, v0) - min(dot(a, s0), dot(a, s1))
+        if ov < best:
+            best, axis, face, edge = ov, a, -1, k
+    return best, axis, face, edge
 
-    Writes local points and returns how many lie within ``margin``; 2 means a two-point manifold."""
+
+@njit(cache=True)
+def _face_pair(H, hid, h, f, s0, s1, r, margin, pts_poly, pts_cap, depths):
+    """Two contacts of the capsule (core ``s0 s1``, radius ``r``) lying along face ``f``, or 0.
+
+    Seen along the face normal ``n``, the capsule's underside is a profile over the line in the face
+    that runs under the core from its lower end: the lower cap's arc from its pole, then the cylinder's
+    lowest line. That line is clipped to the face's prism (its side planes; Cyrus & Beck 1978) and the
+    profile points over the two ends of the clipped part are the contacts on the capsule, projected
+    onto the face for the polyhedron. Returns 2 with local points written, or 0 when fewer than two
+    points lie within ``margin`` or the clipping cuts away the deepest point (under the lower end)."""
     n, d = _face_plane(H, hid, h, f)
+    rising = dot(n, s0) <= dot(n, s1)
+    lo, hi = (s0, s1) if rising else (s1, s0)
+    seg = sub(hi, lo)
+    seg_len = length(seg)
+    u = scale(seg, 1.0 / seg_len)
+    sin_t = dot(n, u)
+    cos_t = math.sqrt(1.0 - sin_t * sin_t)
+    e = scale(mad(u, n, -sin_t), 1.0 / cos_t)  # the core's direction within the face plane
+    m = sub(scale(n, cos_t), scale(e, sin_t))  # outward normal of the cylinder's lowest line
+    x_cap = r * sin_t
+    span = x_cap + seg_len * cos_t
+    far = mad(lo, e, span)
     t_lo = 0.0
     t_hi = 1.0
     for j in range(_side_count(H, hid, f)):
-        m, e = _side_plane(H, hid, h, f, j)
+        sm, se = _side_plane(H, hid, h, f, j)
         # The slop keeps a segment lying exactly in a side plane (along an edge) from flickering out.
-        t_lo, t_hi = _clip_segment(s0, s1, m, e + TOUCH_DIST, t_lo, t_hi)
-    if t_hi <= t_lo or (t_hi - t_lo) * (t_hi - t_lo) * length_sq(sub(s1, s0)) <= 1e-12:
+        t_lo, t_hi = _clip_segment(lo, far, sm, se + TOUCH_DIST, t_lo, t_hi)
+    if t_hi <= t_lo or (t_hi - t_lo) * span <= 1e-6:
         return 0
+    # Written in the order of the core's ends (s0 first), which exact ties in height must not change.
     k = 0
-    for t in (t_lo, t_hi):
-        s = lerp(s0, s1, t)
-        height = dot(n, s) - d
-        if r - height >= -margin:
-            _write_point(k, mad(s, n, -height), mad(s, n, -r), r - height, pts_poly, pts_cap, depths)
+    top = d - dot(n, lo) + r
+    for i in range(2):
+        t = t_lo if (i == 0) == rising else t_hi
+        x = t * span
+        if x < x_cap:
+            sp = x / r
+            p = add(lo, scale(sub(scale(e, sp), scale(n, math.sqrt(1.0 - sp * sp))), r))
+        else:
+            p = mad(mad(lo, u, (x - x_cap) / cos_t), m, -r)
+        depth = d - dot(n, p)
+        if t == t_lo and depth < top - TOUCH_DIST:
+            return 0
+        if depth >= -margin:
+            _write_point(k, mad(p, n, depth), p, depth, pts_poly, pts_cap, depths)
             k += 1
-    return k
+    return 2 if k == 2 else 0
 
 
 @njit(cache=True)
@@ -343,78 +497,66 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
     """Contacts between a polyhedron at ``pp, qp`` (box ``h`` if ``hid < 0``, else hull ``hid``) and the
     world segment ``c0 c1`` inflated by ``r`` (a capsule; a sphere when ``c0 == c1``).
 
-    Separated cores: GJK closest points (Gilbert, Johnson & Keerthi 1988), one contact; two when the
-    closest points lie on a face the segment is parallel to (the segment clipped to that face's prism).
-    Crossing cores: the part of the segment inside the polyhedron (clipped by every face plane) is pushed
-    out through the face where it penetrates least (SAT face query), again with two points when parallel.
-    The normal points from the polyhedron to the segment, reversed when ``flip`` (segment is shape A)."""
+    Separated cores: GJK closest points (Gilbert, Johnson & Keerthi 1988), one contact at depth
+    ``r - distance``. Crossing cores: the penetration axis of ``_penetration_axis`` (exact for a
+    segment, so that moving the capsule by the depth along the normal just separates the shapes), one
+    contact at the lower end of the core (a face) or where the core passes under the edge. When the
+    normal is a face's and the core lies parallel to it, two contacts from ``_face_pair`` instead, so
+    that a capsule lying on a face rests there stably. The normal points from the polyhedron to the
+    segment, reversed when ``flip`` (the segment is shape A)."""
     s0 = quat_inv_rotate(qp, sub(c0, pp))
     s1 = quat_inv_rotate(qp, sub(c1, pp))
     dist, on_seg, on_poly = gjk_segment_polyhedron(s0, s1, H, hid, h)
     if dist - r > margin:
         return 0
-    seg = sub(s1, s0)
-    seg_sq = length_sq(seg)
-    nf = _face_count(H, hid)
+    face = -1
     if dist > TOUCH_DIST:
         n = scale(sub(on_seg, on_poly), 1.0 / dist)
-        best = 0
-        best_cos = -2.0
-        for f in range(nf):
+        best_cos = FACE_COS
+        for f in range(_face_count(H, hid)):
             fn, _ = _face_plane(H, hid, h, f)
-            c = dot(fn, n)
-            if c > best_cos:
-                best_cos = c
-                best = f
-        on_face = best_cos >= FACE_COS
+            if dot(fn, n) >= best_cos:
+                best_cos = dot(fn, n)
+                face = f
+        on_cap = mad(on_seg, n, -r)
     else:
-        # Deep: the part of the segment inside the polyhedron, then its face of least penetration.
-        t_in0 = 0.0
-        t_in1 = 1.0
-        for f in range(nf):
-            fn, fd = _face_plane(H, hid, h, f)
-            t_in0, t_in1 = _clip_segment(s0, s1, fn, fd, t_in0, t_in1)
-        if t_in0 > t_in1:
-            t_in0 = t_in1 = _clamp01(dot(sub(on_seg, s0), seg) / seg_sq) if seg_sq > 0.0 else 0.0
-        e0 = lerp(s0, s1, t_in0)
-        e1 = lerp(s0, s1, t_in1)
-        best = 0
-        best_sep = -math.inf
-        for f in range(nf):
-            fn, fd = _face_plane(H, hid, h, f)
-            sep = min(dot(fn, e0), dot(fn, e1)) - fd
-            if sep > best_sep:
-                best_sep = sep
-                best = f
-        n, fd = _face_plane(H, hid, h, best)
-        deepest = e0 if dot(n, e0) <= dot(n, e1) else e1
-        on_seg = deepest
-        on_poly = mad(deepest, n, -(dot(n, deepest) - fd))
-        dist = dot(n, deepest) - fd
-        on_face = True
+        _, n, face, edge = _penetration_axis(H, hid, h, s0, s1)
+        if face >= 0:
+            _, fd = _face_plane(H, hid, h, face)
+            low = s0 if dot(n, s0) <= dot(n, s1) else s1
+            on_poly = mad(low, n, fd - dot(n, low))
+            on_cap = mad(low, n, -r)
+        else:
+            v0, v1, _, _ = _edge(H, hid, h, edge)
+            te, ts = closest_segment_segment(v0, v1, s0, s1)
+            on_poly = lerp(v0, v1, te)
+            on_cap = mad(lerp(s0, s1, ts), n, -r)
 
-    wn = quat_rotate(qp, n)
-    put3(normal, neg(wn) if flip else wn)
     out_a = pts_b if flip else pts_a
     out_b = pts_a if flip else pts_b
-    fn, _ = _face_plane(H, hid, h, best)
-    if on_face and seg_sq > 0.0 and dot(fn, seg) ** 2 <= PARALLEL_SIN * PARALLEL_SIN * seg_sq:
-        if _face_pair(H, hid, h, best, s0, s1, r, margin, out_a, out_b, depths) == 2:
-            put3(normal, neg(quat_rotate(qp, fn)) if flip else quat_rotate(qp, fn))
-            for i in range(2):
-                store3(out_a, i, add(pp, quat_rotate(qp, load3(out_a, i))))
-                store3(out_b, i, add(pp, quat_rotate(qp, load3(out_b, i))))
-            return 2
-    on_cap = mad(on_seg, n, -r)
-    _write_point(0, add(pp, quat_rotate(qp, on_poly)), add(pp, quat_rotate(qp, on_cap)), r - dist,
-                 out_a, out_b, depths)
+    if face >= 0:
+        fn, _ = _face_plane(H, hid, h, face)
+        seg = sub(s1, s0)
+        seg_sq = length_sq(seg)
+        if seg_sq > 0.0 and dot(fn, seg) ** 2 <= PARALLEL_SIN * PARALLEL_SIN * seg_sq:
+            if _face_pair(H, hid, h, face, s0, s1, r, margin, out_a, out_b, depths) == 2:
+                wn = quat_rotate(qp, fn)
+                put3(normal, neg(wn) if flip else wn)
+                for i in range(2):
+                    store3(out_a, i, add(pp, quat_rotate(qp, load3(out_a, i))))
+                    store3(out_b, i, add(pp, quat_rotate(qp, load3(out_b, i))))
+                return 2
+    wn = quat_rotate(qp, n)
+    put3(normal, neg(wn) if flip else wn)
+    _write_point(0, add(pp, quat_rotate(qp, on_poly)), add(pp, quat_rotate(qp, on_cap)),
+                 dot(sub(on_poly, on_cap), n), out_a, out_b, depths)
     return 1
 
 
 @njit(cache=True)
 def sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
     """Sphere A against hull B: the sphere centre as a zero-length segment in ``_polyhedron_segment``
-    (GJK closest point while outside, face of least penetration inside)."""
+    (GJK closest point while outside, nearest face plane inside)."""
     return _polyhedron_segment(pb, qb, H, int(prm_b[0]), (0.0, 0.0, 0.0), pa, pa, prm_a[0], margin, True,
                                normal, pts_a, pts_b, depths)
 
@@ -422,7 +564,7 @@ def sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, d
 @njit(cache=True)
 def box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
     """Box A against capsule B, the box as a polyhedron in ``_polyhedron_segment`` (GJK while separated,
-    face of least penetration when the segment crosses the box, two points when lying on a face)."""
+    penetration axis when the segment crosses the box, two points when lying on a face)."""
     c0, c1 = _capsule_segment(pb, qb, prm_b)
     return _polyhedron_segment(pa, qa, H, -1, (prm_a[0], prm_a[1], prm_a[2]), c0, c1, prm_b[0], margin,
                                False, normal, pts_a, pts_b, depths)

@@ -196,6 +196,12 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_depth, m_
 
 
 @njit(cache=True)
+def jac(cj, k, r):
+    """Row ``r`` of point ``k``'s cached Jacobians, read in place (a slice would cost a reference count)."""
+    return (cj[k, r, 0], cj[k, r, 1], cj[k, r, 2])
+
+
+@njit(cache=True)
 def push_pair(va, wa, vb, wb, ima, imb, d, lam, ja, jb):
     """Velocities of bodies a and b after the impulse ``lam`` along ``d`` (−lam on a), with the cached
     angular responses ``ja`` = Ia⁻¹(ra×d) and ``jb`` = Ib⁻¹(rb×d)."""
@@ -213,14 +219,13 @@ def warm_start(c, S, vel, angvel, inv_mass, inv_inertia, moving):
         b = cb[k, 1]
         if not (moving[a] or moving[b]):
             continue
-        j = cj[k]
         va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
         va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], load3(cn, k), cln[k],
-                                   load3(j, 2), load3(j, 3))
+                                   jac(cj, k, 2), jac(cj, k, 3))
         va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], load3(ct1, k), clt1[k],
-                                   load3(j, 6), load3(j, 7))
+                                   jac(cj, k, 6), jac(cj, k, 7))
         va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], load3(ct2, k), clt2[k],
-                                   load3(j, 10), load3(j, 11))
+                                   jac(cj, k, 10), jac(cj, k, 11))
         store3(vel, a, va)
         store3(angvel, a, wa)
         store3(vel, b, vb)
@@ -251,7 +256,6 @@ def solve_contacts(c, S, dpos, drot, vel, angvel, inv_mass, inv_inertia, moving,
         b = cb[k, 1]
         if not (moving[a] or moving[b]):
             continue
-        j = cj[k]
         ima = inv_mass[a]
         imb = inv_mass[b]
         va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
@@ -259,22 +263,22 @@ def solve_contacts(c, S, dpos, drot, vel, angvel, inv_mass, inv_inertia, moving,
         t1 = load3(ct1, k)
         t2 = load3(ct2, k)
         dv = sub(vb, va)
-        l1 = clt1[k] - cmt1[k] * (dot(dv, t1) + dot(wb, load3(j, 5)) - dot(wa, load3(j, 4)))
-        l2 = clt2[k] - cmt2[k] * (dot(dv, t2) + dot(wb, load3(j, 9)) - dot(wa, load3(j, 8)))
+        l1 = clt1[k] - cmt1[k] * (dot(dv, t1) + dot(wb, jac(cj, k, 5)) - dot(wa, jac(cj, k, 4)))
+        l2 = clt2[k] - cmt2[k] * (dot(dv, t2) + dot(wb, jac(cj, k, 9)) - dot(wa, jac(cj, k, 8)))
         cap = cmu[k] * cln[k]
         mag = math.sqrt(l1 * l1 + l2 * l2)
         if mag > cap:
             f = cap / mag
             l1 *= f
             l2 *= f
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - clt1[k], load3(j, 6), load3(j, 7))
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - clt2[k], load3(j, 10), load3(j, 11))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - clt1[k], jac(cj, k, 6), jac(cj, k, 7))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - clt2[k], jac(cj, k, 10), jac(cj, k, 11))
         clt1[k] = l1
         clt2[k] = l2
 
         n = load3(cn, k)
-        ran = load3(j, 0)
-        rbn = load3(j, 1)
+        ran = jac(cj, k, 0)
+        rbn = jac(cj, k, 1)
         # the separation now, from how far each body moved and turned since the contacts were made
         s = (cs0[k] + dot(sub(load3(dpos, b), load3(dpos, a)), n) + dot(load3(drot, b), rbn)
              - dot(load3(drot, a), ran))
@@ -295,7 +299,7 @@ def solve_contacts(c, S, dpos, drot, vel, angvel, inv_mass, inv_inertia, moving,
             capp[k] = max(-vn, 0.0)  # the approach speed at the moment of impact, for restitution
         cln[k] = new
         clmax[k] = max(clmax[k], new)
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, lam, load3(j, 2), load3(j, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, lam, jac(cj, k, 2), jac(cj, k, 3))
         store3(vel, a, va)
         store3(angvel, a, wa)
         store3(vel, b, vb)
@@ -317,17 +321,16 @@ def apply_restitution(c, S, vel, angvel, inv_mass, inv_inertia, moving, threshol
         approach = max(capp[k], -cvn0[k])
         if approach < threshold:
             continue
-        j = cj[k]
         n = load3(cn, k)
         va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
-        vn = dot(sub(vb, va), n) + dot(wb, load3(j, 1)) - dot(wa, load3(j, 0))
+        vn = dot(sub(vb, va), n) + dot(wb, jac(cj, k, 1)) - dot(wa, jac(cj, k, 0))
         lam = -cmn[k] * (vn - ce[k] * approach)
         new = max(cln[k] + lam, 0.0)
         lam = new - cln[k]
         cln[k] = new
         clmax[k] = max(clmax[k], new)
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], n, lam, load3(j, 2),
-                                   load3(j, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], n, lam, jac(cj, k, 2),
+                                   jac(cj, k, 3))
         store3(vel, a, va)
         store3(angvel, a, wa)
         store3(vel, b, vb)

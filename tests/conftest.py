@@ -1,0 +1,10 @@
+"""Test configuration: under CI (the ``CI`` variable set) hypothesis runs derandomized, so a submission's
+result does not depend on the draw; locally it explores new examples every run."""
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
