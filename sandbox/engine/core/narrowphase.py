@@ -3,14 +3,15 @@
 ``collide_pairs`` buckets the candidate pairs by kind pair ``kind_a * 4 + kind_b`` (``kind_a <= kind_b``)
 and runs each bucket through its own loop, one pair test per bucket, chosen through a table (Box2D's
 ``s_registers[typeA][typeB]``; numba cannot call through an array of functions, so the table is written
-out as one ``if`` chain in ``_dispatch`` and in ``_collide_bucket``). A loop that calls a single pair
-test lets the compiler specialise and inline it, and keeps its branches predictable. Every pair test has
-the signature of ``docs/architecture.md`` ("Pair test signature").
+out as an ``if`` chain: in ``_collide_bucket`` for the batch, in ``_dispatch`` for ``collide_one``). A
+loop that calls a single pair test lets the compiler inline it and keeps its branches predictable. Every
+pair test has the signature of ``docs/architecture.md`` ("Pair test signature").
 
-Speed notes (each measured, per pair): the bodies' ``params`` rows are passed as 4-tuples and the pair
-tests write into one set of small scratch arrays, copied into the output rows afterwards, because every
-array (or array view) handed to a compiled function that is not inlined costs reference counting on each
-call, several times the work of a sphere–sphere test.
+Speed notes (measured on the settled S1 pile): the bodies' ``params`` rows are passed as 4-tuples, and
+the pair tests write into one set of small scratch arrays that are then copied into the output rows,
+because every array (or array view) handed to a compiled function that is not inlined costs reference
+counting on each call, several times the work of a sphere–sphere test. For the same reason the loops
+call the pair tests directly, not through ``_dispatch``, which would hand on the whole hull table.
 """
 
 from __future__ import annotations
@@ -73,50 +74,88 @@ def _ordered_pair(pairs, p, kind):
 
 
 @njit(cache=True)
-def _run_pair_test(test, order, lo, hi, pairs, kind, params, pos, quat, H, margin_body, scratch, out):
-    """Run the pair test ``test`` on the pairs ``order[lo:hi]``; the manifold of pair ``p`` goes to row
-    ``p`` of the output arrays ``out`` (``out_npoints[p] = 0`` when it has none)."""
-    normal, pts_a, pts_b, depths = scratch
-    out_normal, out_npoints, out_pa, out_pb, out_depth = out
-    for r in range(lo, hi):
-        p = order[r]
-        a, b = _ordered_pair(pairs, p, kind)
-        k = test(load3(pos, a), load4(quat, a), load4(params, a), load3(pos, b), load4(quat, b),
-                 load4(params, b), H, margin_body[a] + margin_body[b], normal, pts_a, pts_b, depths)
-        out_npoints[p] = k
-        for c in range(3):
-            out_normal[p, c] = normal[c]
-        for i in range(k):
-            for c in range(3):
-                out_pa[p, i, c] = pts_a[i, c]
-                out_pb[p, i, c] = pts_b[i, c]
-            out_depth[p, i] = depths[i]
+def _pair_args(p, bodies):
+    """Pair ``p``'s arguments for its pair test, bodies in kind order: the poses, the params rows as
+    4-tuples and the summed margin. ``bodies = (pairs, kind, params, pos, quat, margin_body)``."""
+    pairs, kind, params, pos, quat, margin_body = bodies
+    a, b = _ordered_pair(pairs, p, kind)
+    return (load3(pos, a), load4(quat, a), load4(params, a), load3(pos, b), load4(quat, b), load4(params, b),
+            margin_body[a] + margin_body[b])
 
 
 @njit(cache=True)
-def _collide_bucket(code, order, lo, hi, pairs, kind, params, pos, quat, H, margin_body, scratch, out):
-    """The dispatch table: run the pair test of kind pair ``code`` on its bucket ``order[lo:hi]``."""
-    args = (order, lo, hi, pairs, kind, params, pos, quat, H, margin_body, scratch, out)
+def _store_manifold(p, k, scratch, out):
+    """Copy a pair test's result (``k`` points in the ``scratch`` arrays) into row ``p`` of ``out``."""
+    normal, pts_a, pts_b, depths = scratch
+    out_normal, out_npoints, out_pa, out_pb, out_depth = out
+    out_npoints[p] = k
+    for c in range(3):
+        out_normal[p, c] = normal[c]
+    for i in range(k):
+        for c in range(3):
+            out_pa[p, i, c] = pts_a[i, c]
+            out_pb[p, i, c] = pts_b[i, c]
+        out_depth[p, i] = depths[i]
+
+
+@njit(cache=True)
+def _collide_bucket(code, job):
+    """The dispatch table: run the pair test of kind pair ``code`` on every pair of its bucket, in a
+    loop of its own. ``job`` is ``collide_pairs``'s tuple ``(order, lo, hi, bodies, H, scratch, out)``:
+    the bucket is ``order[lo:hi]``, and the manifold of pair ``p`` goes to row ``p`` of the ``out``
+    arrays (``out_npoints[p] = 0`` when it has none)."""
+    order, lo, hi, bodies, H, scratch, out = job
+    normal, pts_a, pts_b, depths = scratch
     if code == SPHERE * 4 + SPHERE:
-        _run_pair_test(sphere_sphere, *args)
+        for r in range(lo, hi):
+            pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
+            k = sphere_sphere(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            _store_manifold(order[r], k, scratch, out)
     elif code == SPHERE * 4 + BOX:
-        _run_pair_test(sphere_box, *args)
+        for r in range(lo, hi):
+            pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
+            k = sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            _store_manifold(order[r], k, scratch, out)
     elif code == SPHERE * 4 + CAPSULE:
-        _run_pair_test(sphere_capsule, *args)
+        for r in range(lo, hi):
+            pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
+            k = sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            _store_manifold(order[r], k, scratch, out)
     elif code == SPHERE * 4 + HULL:
-        _run_pair_test(sphere_hull, *args)
+        for r in range(lo, hi):
+            pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
+            k = sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            _store_manifold(order[r], k, scratch, out)
     elif code == BOX * 4 + BOX:
-        _run_pair_test(box_box, *args)
+        for r in range(lo, hi):
+            pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
+            k = box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            _store_manifold(order[r], k, scratch, out)
     elif code == BOX * 4 + CAPSULE:
-        _run_pair_test(box_capsule, *args)
+        for r in range(lo, hi):
+            pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
+            k = box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            _store_manifold(order[r], k, scratch, out)
     elif code == BOX * 4 + HULL:
-        _run_pair_test(box_hull, *args)
+        for r in range(lo, hi):
+            pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
+            k = box_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            _store_manifold(order[r], k, scratch, out)
     elif code == CAPSULE * 4 + CAPSULE:
-        _run_pair_test(capsule_capsule, *args)
+        for r in range(lo, hi):
+            pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
+            k = capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            _store_manifold(order[r], k, scratch, out)
     elif code == CAPSULE * 4 + HULL:
-        _run_pair_test(capsule_hull, *args)
+        for r in range(lo, hi):
+            pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
+            k = capsule_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            _store_manifold(order[r], k, scratch, out)
     elif code == HULL * 4 + HULL:
-        _run_pair_test(hull_hull, *args)
+        for r in range(lo, hi):
+            pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
+            k = hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            _store_manifold(order[r], k, scratch, out)
 
 
 @njit(cache=True)
@@ -133,7 +172,8 @@ def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a,
 
     Three passes: a stable counting sort of the pair indices by kind pair (Cormen et al., §8.2) into
     ``out_a``, used as scratch; one loop per bucket, writing pair ``p``'s manifold to row ``p``; then the
-    rows that hold a manifold are moved down to the front, which keeps the pairs' order."""
+    rows that hold a manifold are moved down to the front, which keeps the pairs' order (the solver's
+    warm start merges manifolds sorted by body pair)."""
     order = out_a
     start = np.zeros(N_CODES + 1, np.int64)
     for p in range(npairs):
@@ -149,11 +189,11 @@ def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a,
         fill[code] += 1
 
     scratch = (np.zeros(3), np.zeros((MAX_POINTS, 3)), np.zeros((MAX_POINTS, 3)), np.zeros(MAX_POINTS))
+    bodies = (pairs, kind, params, pos, quat, margin_body)
     out = (out_normal, out_npoints, out_pa, out_pb, out_depth)
     for code in range(N_CODES):
         if start[code + 1] > start[code]:
-            _collide_bucket(code, order, start[code], start[code + 1], pairs, kind, params, pos, quat, H,
-                            margin_body, scratch, out)
+            _collide_bucket(code, (order, start[code], start[code + 1], bodies, H, scratch, out))
 
     m = 0
     for p in range(npairs):

@@ -85,10 +85,12 @@ _BOX_EDGES, _BOX_EDGE_FACES = _box_edges()
 
 
 # ---------------------------------------------------------------------------------------------------
-# Shared pieces: polygon clipping, manifold reduction, the two kinds of manifold.
+# Shared pieces: polygon clipping, manifold reduction, the two kinds of manifold. They are inlined into
+# the pair tests (numba's inline="always"): every array handed to a compiled function that is not
+# inlined costs reference counting on each call, a good part of a box–box test's time.
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _store_normal(normal, n):
     """Write vector tuple ``n`` into the (3,) array ``normal``."""
     normal[0] = n[0]
@@ -96,12 +98,13 @@ def _store_normal(normal, n):
     normal[2] = n[2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _clip_to_face(ref, nref, n, poly, npoly, spare):
     """Sutherland–Hodgman: clip the convex polygon ``poly[:npoly]`` against the side planes of the
     reference polygon ``ref[:nref]`` (CCW around its normal ``n``). The planes pass through the reference
     edges, outward normal edge × n. ``spare`` has the same capacity (nref + npoly rows suffice, since each
-    plane adds at most one vertex). Returns the array holding the result and its vertex count."""
+    plane adds at most one vertex). Polygons are rows (x, y, z, ...): only the first three columns are
+    read and written. Returns the array holding the result and its vertex count."""
     src = poly
     dst = spare
     m = npoly
@@ -128,12 +131,14 @@ def _clip_to_face(ref, nref, n, poly, npoly, spare):
     return src, m
 
 
-@njit(cache=True)
-def _reduce_to_four(pts, depth, m, n):
-    """Indices of at most 4 of the ``m`` contact points: the deepest, the farthest from it, then the two
-    that span the largest triangles with those on either side of their line (the area of the contact
-    patch is what keeps a resting body from rocking; Jolt's and Box2D v3's manifold reduction). Near ties
-    go to the deeper point, so that the choice does not hang on rounding (or on the order of the points)."""
+@njit(cache=True, inline="always")
+def _reduce_to_four(pts, m, n):
+    """Indices of at most 4 of the ``m`` contact points (rows of ``pts``: x, y, z, depth): the deepest,
+    the farthest from it, then the two that span the largest triangles with those on either side of
+    their line (the area of the contact patch is what keeps a resting body from rocking; Jolt's and
+    Box2D v3's manifold reduction). Near ties go to the deeper point, so that the choice does not hang
+    on rounding (or on the order of the points)."""
+    depth = pts[:, 3]
     i1 = 0
     for k in range(1, m):
         if depth[k] > depth[i1]:
@@ -163,7 +168,7 @@ def _reduce_to_four(pts, depth, m, n):
     return i1, i2, i3, i4
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _closest_on_face(ref, nref, n, y):
     """The point of the convex polygon ``ref[:nref]`` (CCW around ``n``) closest to ``y``, a point of its
     plane: ``y`` itself when inside (always so after clipping), else the closest point of its edges."""
@@ -183,17 +188,18 @@ def _closest_on_face(ref, nref, n, y):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
                   pts_b, depths):
     """Manifold from a reference face (polygon ``ref[:nref]``, plane ``n·x = d``) and an incident polygon
     ``poly[:npoly]`` of the other body, all in one local frame (``frame_p``, ``frame_q`` map it to the
     world). Points of the clipped incident polygon lie on the other body; their projections on the
     reference plane lie on the reference body. ``flip``: the reference face belongs to B, so the normal
-    is reversed and the two point sets exchanged. Returns the number of points (0 when none is within
+    is reversed and the two point sets exchanged. The polygon arrays have four columns: the fourth of
+    the clipped one receives the points' depths. Returns the number of points (0 when none is within
     ``margin`` below the reference plane)."""
     clipped, m = _clip_to_face(ref, nref, n, poly, npoly, spare)
-    depth = np.empty(max(m, 1))
+    depth = clipped[:, 3]
     kept = 0
     for k in range(m):
         x = load3(clipped, k)
@@ -204,7 +210,7 @@ def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, fr
             kept += 1
     if kept == 0:
         return 0
-    chosen = (0, 1, 2, 3) if kept <= 4 else _reduce_to_four(clipped, depth, kept, n)
+    chosen = (0, 1, 2, 3) if kept <= 4 else _reduce_to_four(clipped, kept, n)
     nw = quat_rotate(frame_q, n)
     _store_normal(normal, neg(nw) if flip else nw)
     out = 0
@@ -231,7 +237,7 @@ def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, fr
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, normal, pts_a, pts_b, depths):
     """One point when clipping comes out empty (the bodies overlap only near a corner of the reference
     face): the deepest vertex ``poly[0]`` of the incident body, and the point of the reference face
@@ -255,7 +261,7 @@ def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, nor
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _edge_contact(a0, a1, b0, b1, axis, frame_p, frame_q, normal, pts_a, pts_b, depths):
     """One point at the closest points of edge a0a1 (on A) and edge b0b1 (on B), in a local frame mapped
     to the world by ``frame_p``, ``frame_q``; ``axis`` is the unit normal from A to B."""
@@ -273,7 +279,7 @@ def _edge_contact(a0, a1, b0, b1, axis, frame_p, frame_q, normal, pts_a, pts_b, 
 # Box–box.
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _box_face(c, n, e1, h1, h2, out):
     """The 4 corners of the box face with centre ``c``, outward normal ``n``, in-plane unit axis ``e1``
     (half size ``h1``) and ``n × e1`` (half size ``h2``), counter-clockwise seen from outside."""
@@ -286,7 +292,7 @@ def _box_face(c, n, e1, h1, h2, out):
     store3(out, 3, sub(add(c, u), v))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _box_support_edge(c, axes, h, skip, direction):
     """Centre of the edge of a box (centre ``c``, unit ``axes``, half extents ``h``) parallel to axis
     ``skip`` that lies farthest along ``direction``."""
@@ -371,9 +377,8 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     else:
         er, hr, cr, ei, hi, ci, k = ea, ha, (0.0, 0.0, 0.0), eb, hb, t, face_a
         n = ea[k] if t[k] >= 0.0 else neg(ea[k])
-    ref = np.empty((4, 3))
-    poly = np.empty((9, 3))
-    spare = np.empty((9, 3))
+    work = np.empty((22, 4))
+    ref, poly, spare = work[:4], work[4:13], work[13:]
     u = (k + 1) % 3
     _box_face(mad(cr, n, hr[k]), n, er[u], hr[u], hr[(k + 2) % 3], ref)
     j = 0
@@ -571,9 +576,8 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
     # Face contact in A's frame: reference face on the body whose face axis won, incident face on the
     # other, through its deepest vertex below the reference plane.
     cap = HA[8][fa0:fa0 + fan].max() + HB[8][fb0:fb0 + fbn].max() + 1
-    ref = np.empty((cap, 3))
-    poly = np.empty((cap, 3))
-    spare = np.empty((cap, 3))
+    work = np.empty((3 * cap, 4))
+    ref, poly, spare = work[:cap], work[cap:2 * cap], work[2 * cap:]
     if use_b:
         n = load3(nb, face_b)
         d = db[face_b]
