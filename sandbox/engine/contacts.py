@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .core.solver import ROW
+
 
 class ContactArrays:
     """The manifolds of the last step, rows ``[:count]``: bodies ``body_a``, ``body_b``, unit ``normal``
@@ -41,11 +43,9 @@ class ContactArrays:
 
 
 class ContactSolverData:
-    """Per-point solver state (see ``core/solver.py`` for the meaning of each array), grown by doubling,
-    plus the persistent copy of last step's impulses that warm starting matches against."""
-
-    FLOAT3 = ("cn", "ct1", "ct2", "cra", "crb", "cla", "clb")
-    FLOAT1 = ("cmn", "cmt1", "cmt2", "cmu", "ce", "cvn0", "capp", "cln", "clt1", "clt2", "clmax", "cs0")
+    """Per-point solver state (see ``core/solver.py`` for the meaning of each array and of the columns
+    of ``cp``), grown by doubling, plus the persistent copy of last step's impulses that warm starting
+    matches against."""
 
     def __init__(self) -> None:
         self.capacity = 0
@@ -64,18 +64,16 @@ class ContactSolverData:
         cap = max(points, 2 * self.capacity)
         self.cb = np.zeros((cap, 2), np.int64)
         self.cm = np.zeros(cap, np.int64)
-        for name in self.FLOAT3:
-            setattr(self, name, np.zeros((cap, 3)))
-        for name in self.FLOAT1:
-            setattr(self, name, np.zeros(cap))
-        self.cj = np.zeros((cap, 12, 3))
+        self.cra = np.zeros((cap, 3))
+        self.crb = np.zeros((cap, 3))
+        self.cla = np.zeros((cap, 3))
+        self.clb = np.zeros((cap, 3))
+        self.cp = np.zeros((cap, ROW))
         self.capacity = cap
 
     def tuple(self) -> tuple:
         """The arrays in the order the kernels unpack them."""
-        return (self.cb, self.cm, self.cn, self.ct1, self.ct2, self.cra, self.crb, self.cla, self.clb,
-                self.cmn, self.cmt1, self.cmt2, self.cmu, self.ce, self.cvn0, self.capp, self.cln,
-                self.clt1, self.clt2, self.clmax, self.cj, self.cs0)
+        return (self.cb, self.cm, self.cra, self.crb, self.cla, self.clb, self.cp)
 
     def keep_buffers(self, manifolds: int, points: int) -> tuple:
         """Fresh arrays to receive this step's impulses for the next step's warm start."""

@@ -546,7 +546,7 @@ class World:
         S = s.tuple()
         rule = RESTITUTION_RULES.index(self._restitution_rule)
         npts = solver.prepare_contacts(c.count, c.body_a, c.body_b, c.normal, c.npoints, c.points_a,
-                                       c.points_b, c.depth, c.first, d.pos, d.quat, d.vel, d.angvel,
+                                       c.points_b, c.first, d.pos, d.quat, d.vel, d.angvel,
                                        d.inv_mass, d.inv_inertia, d.restitution, d.friction, rule,
                                        s.prev_m, s.prev_key, s.prev_first, s.prev_np, s.prev_la,
                                        s.prev_ln, s.prev_lt, max(d.n, 1), S)
@@ -608,7 +608,7 @@ class World:
             solver.apply_restitution(npts, S, d.vel, d.angvel, d.inv_mass, d.inv_inertia, moving,
                                      self.restitution_threshold)
         keep = s.keep_buffers(c.count, npts)
-        solver.store_impulses(c.count, c.first, c.npoints, S, d.quat, c.impulse, *keep, max(d.n, 1))
+        solver.store_impulses(c.count, c.first, c.npoints, S, c.impulse, *keep, max(d.n, 1))
         s.prev_key, s.prev_first, s.prev_np, s.prev_la, s.prev_ln, s.prev_lt = keep
         s.prev_m = c.count
         for k, j in enumerate(self.joints):

@@ -11,16 +11,17 @@ damper expressed through the constraint's effective mass) is why we prefer it to
 stiffness is bounded by the sub-step rate, so deep overlaps come apart smoothly instead of exploding, and
 the relax pass removes the velocity that the bias added.
 
-Every contact point k carries, in the arrays of ``ContactSolverData`` (``sandbox/engine/contacts.py``):
-bodies ``cb[k] = (a, b)``, unit normal ``cn[k]`` (A to B) and tangents ``ct1``, ``ct2``; anchors ``cra``,
-``crb`` (contact point minus centre of mass, world frame, fixed for the step) and the same anchors in each
-body's frame ``cla``, ``clb`` (to measure the current separation as the bodies move); effective masses
-``cmn``, ``cmt1``, ``cmt2``; friction ``cmu``; restitution ``ce``; the normal velocity at the start of the
-step ``cvn0``; the approach speed at impact ``capp``; accumulated impulses ``cln``, ``clt1``, ``clt2``;
-the largest normal impulse of the step ``clmax``; and ``cj[k]`` (12, 3), the angular Jacobians cached for
-the step, four rows per direction d ∈ (n, t1, t2): ra×d, rb×d, Ia⁻¹(ra×d), Ib⁻¹(rb×d). With them a
-point's relative velocity along d is (vb − va)·d + ωb·(rb×d) − ωa·(ra×d), and an impulse λ along d changes
-ωa by −λ·Ia⁻¹(ra×d): no matrix product in the inner loop.
+The solver state of contact point k lives in ``ContactSolverData`` (``sandbox/engine/contacts.py``):
+``cb[k] = (a, b)``, the bodies; ``cm[k]``, its manifold; ``cra``/``crb``, the anchors (contact point minus
+centre of mass, world frame) and ``cla``/``clb``, the same anchors in each body's frame; and ``cp[k]``, one
+row of floats that the inner loops read front to back (one contiguous row per point keeps the passes
+streaming through memory). Its columns, named by the constants below: the unit normal (A to B) and two
+tangents; twelve cached angular Jacobian rows, four per direction d ∈ (n, t1, t2): ra×d, rb×d, Ia⁻¹(ra×d),
+Ib⁻¹(rb×d), so that a point's relative velocity along d is (vb − va)·d + ωb·(rb×d) − ωa·(ra×d) and an
+impulse λ along d changes ωa by −λ·Ia⁻¹(ra×d), with no matrix product in the inner loop; the effective
+masses along n, t1, t2; friction μ; restitution e; the normal velocity at the start of the step; the
+approach speed at impact; the separation when the contact was made; the accumulated impulses along n,
+t1, t2; and the largest normal impulse of the step.
 """
 
 from __future__ import annotations
@@ -52,6 +53,25 @@ RULE_PRODUCT = 0
 RULE_MIN = 1
 RULE_MAX = 2
 RULE_AVERAGE = 3
+
+# columns of a contact point's row ``cp[k]``
+N = 0  # normal, 3 columns
+T1 = 3  # first tangent, 3 columns
+T2 = 6  # second tangent, 3 columns
+JAC = 9  # 12 Jacobian rows of 3 columns: JAC + 3·(4·direction + which)
+MASS_N = 45
+MASS_T1 = 46
+MASS_T2 = 47
+MU = 48
+E = 49
+VN0 = 50  # normal velocity at the start of the step
+APPROACH = 51  # approach speed at impact
+SEP0 = 52  # separation when the contact was made (−depth)
+LAM_N = 53
+LAM_T1 = 54
+LAM_T2 = 55
+LAM_MAX = 56
+ROW = 64  # row length (padded to whole cache lines)
 
 
 @njit(cache=True)
@@ -106,12 +126,39 @@ def apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, p):
     store3(angvel, b, add(load3(angvel, b), mat_vec(load_mat(inv_inertia, b), cross(rb, p))))
 
 
+@njit(cache=True)
+def get3(cp, k, col):
+    """Three columns of point ``k``'s row, read in place (a slice would cost a reference count)."""
+    return (cp[k, col], cp[k, col + 1], cp[k, col + 2])
+
+
+@njit(cache=True)
+def put3(cp, k, col, v):
+    cp[k, col] = v[0]
+    cp[k, col + 1] = v[1]
+    cp[k, col + 2] = v[2]
+
+
+@njit(cache=True)
+def jac(cp, k, direction, which):
+    """Cached Jacobian row of point ``k``: ``direction`` 0, 1, 2 for n, t1, t2; ``which`` 0: ra×d,
+    1: rb×d, 2: Ia⁻¹(ra×d), 3: Ib⁻¹(rb×d)."""
+    return get3(cp, k, JAC + 3 * (4 * direction + which))
+
+
+@njit(cache=True)
+def push_pair(va, wa, vb, wb, ima, imb, d, lam, ja, jb):
+    """Velocities of bodies a and b after the impulse ``lam`` along ``d`` (−lam on a), with the cached
+    angular responses ``ja`` = Ia⁻¹(ra×d) and ``jb`` = Ib⁻¹(rb×d)."""
+    return (mad(va, d, -lam * ima), mad(wa, ja, -lam), mad(vb, d, lam * imb), mad(wb, jb, lam))
+
+
 # ---------------------------------------------------------------------------------------------------
 # Contacts
 
 
 @njit(cache=True)
-def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_depth, m_first,
+def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first,
                      pos, quat, vel, angvel, inv_mass, inv_inertia, restitution, friction, rule,
                      prev_m, prev_key, prev_first, prev_npoints, prev_la, prev_ln, prev_lt, nbodies,
                      S):
@@ -123,8 +170,7 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_depth, m_
     A's frame: contact persistence by proximity). Manifolds arrive sorted by body pair, as do the previous
     ones, so matching is a merge. ``m_first[i]`` receives the index of manifold i's first point.
     Returns the number of points."""
-    (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
-     cln, clt1, clt2, clmax, cj, cs0) = S
+    cb, cm, cra, crb, cla, clb, cp = S
     k = 0
     j = 0
     for i in range(m):
@@ -140,46 +186,50 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_depth, m_
         xb = load3(pos, b)
         qa = load4(quat, a)
         qb = load4(quat, b)
+        ia = load_mat(inv_inertia, a)
+        ib = load_mat(inv_inertia, b)
         mu = math.sqrt(friction[a] * friction[b])
         e = combine_restitution(restitution[a], restitution[b], rule)
         m_first[i] = k
         for p in range(m_npoints[i]):
-            ra = sub(load3(m_pa[i], p), xa)
-            rb = sub(load3(m_pb[i], p), xb)
+            pa = (m_pa[i, p, 0], m_pa[i, p, 1], m_pa[i, p, 2])
+            pb = (m_pb[i, p, 0], m_pb[i, p, 1], m_pb[i, p, 2])
+            ra = sub(pa, xa)
+            rb = sub(pb, xb)
             la = quat_inv_rotate(qa, ra)
             cb[k, 0] = a
             cb[k, 1] = b
             cm[k] = i
-            store3(cn, k, n)
-            store3(ct1, k, t1)
-            store3(ct2, k, t2)
             store3(cra, k, ra)
             store3(crb, k, rb)
             store3(cla, k, la)
             store3(clb, k, quat_inv_rotate(qb, rb))
-            cmn[k] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, n)
-            cmt1[k] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, t1)
-            cmt2[k] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, t2)
-            ia = load_mat(inv_inertia, a)
-            ib = load_mat(inv_inertia, b)
-            for row, d in enumerate((n, t1, t2)):
+            put3(cp, k, N, n)
+            put3(cp, k, T1, t1)
+            put3(cp, k, T2, t2)
+            for direction in range(3):
+                d = n if direction == 0 else (t1 if direction == 1 else t2)
                 rad = cross(ra, d)
                 rbd = cross(rb, d)
-                store3(cj[k], 4 * row, rad)
-                store3(cj[k], 4 * row + 1, rbd)
-                store3(cj[k], 4 * row + 2, mat_vec(ia, rad))
-                store3(cj[k], 4 * row + 3, mat_vec(ib, rbd))
-            cmu[k] = mu
-            ce[k] = e
+                col = JAC + 12 * direction
+                put3(cp, k, col, rad)
+                put3(cp, k, col + 3, rbd)
+                put3(cp, k, col + 6, mat_vec(ia, rad))
+                put3(cp, k, col + 9, mat_vec(ib, rbd))
+            cp[k, MASS_N] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, n)
+            cp[k, MASS_T1] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, t1)
+            cp[k, MASS_T2] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, t2)
+            cp[k, MU] = mu
+            cp[k, E] = e
             dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
-            cvn0[k] = dot(dv, n)
-            cs0[k] = dot(sub(load3(m_pb[i], p), load3(m_pa[i], p)), n)
-            capp[k] = 0.0
-            cln[k] = 0.0
-            clt1[k] = 0.0
-            clt2[k] = 0.0
-            clmax[k] = 0.0
-            if matched and prev_key[j] == key:
+            cp[k, VN0] = dot(dv, n)
+            cp[k, APPROACH] = 0.0
+            cp[k, SEP0] = dot(sub(pb, pa), n)
+            cp[k, LAM_N] = 0.0
+            cp[k, LAM_T1] = 0.0
+            cp[k, LAM_T2] = 0.0
+            cp[k, LAM_MAX] = 0.0
+            if matched:
                 best = 0.05 * 0.05
                 for q in range(prev_npoints[j]):
                     pk = prev_first[j] + q
@@ -187,45 +237,33 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_depth, m_
                     d2 = dot(d, d)
                     if d2 < best:
                         best = d2
-                        cln[k] = prev_ln[pk]
+                        cp[k, LAM_N] = prev_ln[pk]
                         ft = load3(prev_lt, pk)
-                        clt1[k] = dot(ft, t1)
-                        clt2[k] = dot(ft, t2)
+                        cp[k, LAM_T1] = dot(ft, t1)
+                        cp[k, LAM_T2] = dot(ft, t2)
             k += 1
     return k
-
-
-@njit(cache=True)
-def jac(cj, k, r):
-    """Row ``r`` of point ``k``'s cached Jacobians, read in place (a slice would cost a reference count)."""
-    return (cj[k, r, 0], cj[k, r, 1], cj[k, r, 2])
-
-
-@njit(cache=True)
-def push_pair(va, wa, vb, wb, ima, imb, d, lam, ja, jb):
-    """Velocities of bodies a and b after the impulse ``lam`` along ``d`` (−lam on a), with the cached
-    angular responses ``ja`` = Ia⁻¹(ra×d) and ``jb`` = Ib⁻¹(rb×d)."""
-    return (mad(va, d, -lam * ima), mad(wa, ja, -lam), mad(vb, d, lam * imb), mad(wb, jb, lam))
 
 
 @njit(cache=True)
 def warm_start(c, S, vel, angvel, inv_mass, inv_inertia, moving):
     """Apply the accumulated impulses again (Catto 2005): the solver starts from last sub-step's answer,
     which is what makes stacks converge with few iterations."""
-    cb, cn, ct1, ct2 = S[0], S[2], S[3], S[4]
-    cln, clt1, clt2, cj = S[16], S[17], S[18], S[20]
+    cb, cp = S[0], S[6]
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
         if not (moving[a] or moving[b]):
             continue
+        ima = inv_mass[a]
+        imb = inv_mass[b]
         va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], load3(cn, k), cln[k],
-                                   jac(cj, k, 2), jac(cj, k, 3))
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], load3(ct1, k), clt1[k],
-                                   jac(cj, k, 6), jac(cj, k, 7))
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], load3(ct2, k), clt2[k],
-                                   jac(cj, k, 10), jac(cj, k, 11))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cp, k, N), cp[k, LAM_N],
+                                   jac(cp, k, 0, 2), jac(cp, k, 0, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cp, k, T1), cp[k, LAM_T1],
+                                   jac(cp, k, 1, 2), jac(cp, k, 1, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cp, k, T2), cp[k, LAM_T2],
+                                   jac(cp, k, 2, 2), jac(cp, k, 2, 3))
         store3(vel, a, va)
         store3(angvel, a, wa)
         store3(vel, b, vb)
@@ -243,12 +281,11 @@ def solve_contacts(c, S, dpos, drot, vel, angvel, inv_mass, inv_inertia, moving,
 
     Friction first: Coulomb, the tangential impulse vector clamped to the disc of radius μ·λn (last
     iteration's normal impulse), so that non-penetration, solved last, is the constraint that holds best
-    when the iterations stop. Normal: the current separation s is measured from the moved anchors; s > 0
-    is a speculative contact that only stops the approach that would close the gap within the sub-step
-    (v_n ≥ −s/h); an overlap gets a soft bias (a spring of ``contact_hertz``, pushing at most ``max_push``
-    m/s) when ``use_bias``, none in the relax pass. The accumulated normal impulse is clamped at ≥ 0."""
-    (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
-     cln, clt1, clt2, clmax, cj, cs0) = S
+    when the iterations stop. Normal: s > 0 is a speculative contact that only stops the approach that
+    would close the gap within the sub-step (v_n ≥ −s/h); an overlap gets a soft bias (a spring of
+    ``contact_hertz``, pushing at most ``max_push`` m/s) when ``use_bias``, none in the relax pass. The
+    accumulated normal impulse is clamped at ≥ 0."""
+    cb, cp = S[0], S[6]
     bias_rate, mass_scale, impulse_scale = soft_coefficients(contact_hertz, damping_ratio, h)
     inv_h = 1.0 / h
     for k in range(c):
@@ -260,27 +297,29 @@ def solve_contacts(c, S, dpos, drot, vel, angvel, inv_mass, inv_inertia, moving,
         imb = inv_mass[b]
         va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
 
-        t1 = load3(ct1, k)
-        t2 = load3(ct2, k)
+        t1 = get3(cp, k, T1)
+        t2 = get3(cp, k, T2)
+        lt1 = cp[k, LAM_T1]
+        lt2 = cp[k, LAM_T2]
         dv = sub(vb, va)
-        l1 = clt1[k] - cmt1[k] * (dot(dv, t1) + dot(wb, jac(cj, k, 5)) - dot(wa, jac(cj, k, 4)))
-        l2 = clt2[k] - cmt2[k] * (dot(dv, t2) + dot(wb, jac(cj, k, 9)) - dot(wa, jac(cj, k, 8)))
-        cap = cmu[k] * cln[k]
+        l1 = lt1 - cp[k, MASS_T1] * (dot(dv, t1) + dot(wb, jac(cp, k, 1, 1)) - dot(wa, jac(cp, k, 1, 0)))
+        l2 = lt2 - cp[k, MASS_T2] * (dot(dv, t2) + dot(wb, jac(cp, k, 2, 1)) - dot(wa, jac(cp, k, 2, 0)))
+        cap = cp[k, MU] * cp[k, LAM_N]
         mag = math.sqrt(l1 * l1 + l2 * l2)
         if mag > cap:
             f = cap / mag
             l1 *= f
             l2 *= f
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - clt1[k], jac(cj, k, 6), jac(cj, k, 7))
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - clt2[k], jac(cj, k, 10), jac(cj, k, 11))
-        clt1[k] = l1
-        clt2[k] = l2
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - lt1, jac(cp, k, 1, 2), jac(cp, k, 1, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - lt2, jac(cp, k, 2, 2), jac(cp, k, 2, 3))
+        cp[k, LAM_T1] = l1
+        cp[k, LAM_T2] = l2
 
-        n = load3(cn, k)
-        ran = jac(cj, k, 0)
-        rbn = jac(cj, k, 1)
+        n = get3(cp, k, N)
+        ran = jac(cp, k, 0, 0)
+        rbn = jac(cp, k, 0, 1)
         # the separation now, from how far each body moved and turned since the contacts were made
-        s = (cs0[k] + dot(sub(load3(dpos, b), load3(dpos, a)), n) + dot(load3(drot, b), rbn)
+        s = (cp[k, SEP0] + dot(sub(load3(dpos, b), load3(dpos, a)), n) + dot(load3(drot, b), rbn)
              - dot(load3(drot, a), ran))
         vn = dot(sub(vb, va), n) + dot(wb, rbn) - dot(wa, ran)
         bias = 0.0
@@ -292,14 +331,13 @@ def solve_contacts(c, S, dpos, drot, vel, angvel, inv_mass, inv_inertia, moving,
             bias = max(bias_rate * min(s + linear_slop, 0.0), -max_push)
             ms = mass_scale
             isc = impulse_scale
-        lam = -cmn[k] * ms * (vn + bias) - isc * cln[k]
-        new = max(cln[k] + lam, 0.0)
-        lam = new - cln[k]
-        if new > 0.0 and clmax[k] == 0.0:
-            capp[k] = max(-vn, 0.0)  # the approach speed at the moment of impact, for restitution
-        cln[k] = new
-        clmax[k] = max(clmax[k], new)
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, lam, jac(cj, k, 2), jac(cj, k, 3))
+        old = cp[k, LAM_N]
+        new = max(old - cp[k, MASS_N] * ms * (vn + bias) - isc * old, 0.0)
+        if new > 0.0 and cp[k, LAM_MAX] == 0.0:
+            cp[k, APPROACH] = max(-vn, 0.0)  # the approach speed at the moment of impact, for restitution
+        cp[k, LAM_N] = new
+        cp[k, LAM_MAX] = max(cp[k, LAM_MAX], new)
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, jac(cp, k, 0, 2), jac(cp, k, 0, 3))
         store3(vel, a, va)
         store3(angvel, a, wa)
         store3(vel, b, vb)
@@ -311,26 +349,25 @@ def apply_restitution(c, S, vel, angvel, inv_mass, inv_inertia, moving, threshol
     """Restitution after the sub-steps (Box2D v3): each point that was struck faster than ``threshold``
     gets the normal velocity e·v_approach, v_approach being the approach speed recorded at impact; the
     total normal impulse stays ≥ 0. Below the threshold nothing bounces, so resting contacts never jitter."""
-    (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu, ce, cvn0, capp,
-     cln, clt1, clt2, clmax, cj, cs0) = S
+    cb, cp = S[0], S[6]
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
-        if ce[k] == 0.0 or clmax[k] == 0.0 or not (moving[a] or moving[b]):
+        e = cp[k, E]
+        if e == 0.0 or cp[k, LAM_MAX] == 0.0 or not (moving[a] or moving[b]):
             continue
-        approach = max(capp[k], -cvn0[k])
+        approach = max(cp[k, APPROACH], -cp[k, VN0])
         if approach < threshold:
             continue
-        n = load3(cn, k)
+        n = get3(cp, k, N)
         va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
-        vn = dot(sub(vb, va), n) + dot(wb, jac(cj, k, 1)) - dot(wa, jac(cj, k, 0))
-        lam = -cmn[k] * (vn - ce[k] * approach)
-        new = max(cln[k] + lam, 0.0)
-        lam = new - cln[k]
-        cln[k] = new
-        clmax[k] = max(clmax[k], new)
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], n, lam, jac(cj, k, 2),
-                                   jac(cj, k, 3))
+        vn = dot(sub(vb, va), n) + dot(wb, jac(cp, k, 0, 1)) - dot(wa, jac(cp, k, 0, 0))
+        old = cp[k, LAM_N]
+        new = max(old - cp[k, MASS_N] * (vn - e * approach), 0.0)
+        cp[k, LAM_N] = new
+        cp[k, LAM_MAX] = max(cp[k, LAM_MAX], new)
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], n, new - old, jac(cp, k, 0, 2),
+                                   jac(cp, k, 0, 3))
         store3(vel, a, va)
         store3(angvel, a, wa)
         store3(vel, b, vb)
@@ -381,12 +418,12 @@ def cap_contact_speeds(n, moving, vel, angvel, radius, speed, c, S, max_push, sc
 
 
 @njit(cache=True)
-def store_impulses(m, m_first, m_npoints, S, quat, out_impulse, keep_key, keep_first, keep_np, keep_la,
+def store_impulses(m, m_first, m_npoints, S, out_impulse, keep_key, keep_first, keep_np, keep_la,
                    keep_ln, keep_lt, nbodies):
     """Copy the accumulated impulses out: per manifold point into ``out_impulse`` (for drawing and
-    events), and into the persistence arrays that next step's ``prepare_contacts`` matches against."""
-    cb, ct1, ct2, cla = S[0], S[3], S[4], S[7]
-    cln, clt1, clt2 = S[16], S[17], S[18]
+    events), and into the persistence arrays that next step's ``prepare_contacts`` matches against
+    (the friction impulse kept as a world vector, since the tangents are chosen afresh each step)."""
+    cb, cla, cp = S[0], S[4], S[6]
     for i in range(m):
         f = m_first[i]
         a = cb[f, 0]
@@ -396,10 +433,11 @@ def store_impulses(m, m_first, m_npoints, S, quat, out_impulse, keep_key, keep_f
         keep_np[i] = m_npoints[i]
         for p in range(m_npoints[i]):
             k = f + p
-            out_impulse[i, p] = cln[k]
-            keep_ln[k] = cln[k]
+            out_impulse[i, p] = cp[k, LAM_N]
+            keep_ln[k] = cp[k, LAM_N]
             store3(keep_la, k, load3(cla, k))
-            store3(keep_lt, k, add(scale(load3(ct1, k), clt1[k]), scale(load3(ct2, k), clt2[k])))
+            friction = add(scale(get3(cp, k, T1), cp[k, LAM_T1]), scale(get3(cp, k, T2), cp[k, LAM_T2]))
+            store3(keep_lt, k, friction)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -412,7 +450,7 @@ def project_contacts(c, S, pos, quat, inv_mass, moving):
     proportion to the inverse masses. Velocities are left as they are, which is the method's flaw: a
     body keeps its approach speed and pushes into the contact again every step (the snooker ball that
     keeps pushing)."""
-    (cb, cm, cn, ct1, ct2, cra, crb, cla, clb) = S[:9]
+    cb, cm, cra, crb, cla, clb, cp = S
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
@@ -421,7 +459,7 @@ def project_contacts(c, S, pos, quat, inv_mass, moving):
         w = inv_mass[a] + inv_mass[b]
         if w == 0.0:
             continue
-        n = load3(cn, k)
+        n = get3(cp, k, N)
         pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(cla, k)))
         pb = add(load3(pos, b), quat_rotate(load4(quat, b), load3(clb, k)))
         depth = -dot(sub(pb, pa), n)
@@ -437,15 +475,14 @@ def penalty_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving
     only), with Coulomb friction from the spring force. The stiffness k = m_eff·ω² and damping
     c = 2ζ·m_eff·ω use the point's effective mass, so one ``hertz`` setting suits light and heavy bodies;
     the force is applied as the impulse F·h of the sub-step (explicit, so ω·h must stay well below 1)."""
-    (cb, cm, cn, ct1, ct2, cra, crb, cla, clb, cmn, cmt1, cmt2, cmu) = S[:13]
-    cln, clt1, clt2, clmax = S[16], S[17], S[18], S[19]
+    cb, cm, cra, crb, cla, clb, cp = S
     omega = 2.0 * math.pi * hertz
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
         if not (moving[a] or moving[b]):
             continue
-        n = load3(cn, k)
+        n = get3(cp, k, N)
         ra = load3(cra, k)
         rb = load3(crb, k)
         pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(cla, k)))
@@ -455,25 +492,25 @@ def penalty_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving
             continue
         dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
         vn = dot(dv, n)
-        f = cmn[k] * omega * (omega * x - 2.0 * zeta * vn)
+        f = cp[k, MASS_N] * omega * (omega * x - 2.0 * zeta * vn)
         if f <= 0.0:
             continue
         lam = f * h
-        cln[k] += lam
-        clmax[k] = max(clmax[k], cln[k])
+        cp[k, LAM_N] += lam
+        cp[k, LAM_MAX] = max(cp[k, LAM_MAX], cp[k, LAM_N])
         apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, scale(n, lam))
         dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
-        t1 = load3(ct1, k)
-        t2 = load3(ct2, k)
-        l1 = -cmt1[k] * dot(dv, t1)
-        l2 = -cmt2[k] * dot(dv, t2)
-        cap = cmu[k] * lam
+        t1 = get3(cp, k, T1)
+        t2 = get3(cp, k, T2)
+        l1 = -cp[k, MASS_T1] * dot(dv, t1)
+        l2 = -cp[k, MASS_T2] * dot(dv, t2)
+        cap = cp[k, MU] * lam
         mag = math.sqrt(l1 * l1 + l2 * l2)
         if mag > cap:
             l1 *= cap / mag
             l2 *= cap / mag
-        clt1[k] += l1
-        clt2[k] += l2
+        cp[k, LAM_T1] += l1
+        cp[k, LAM_T2] += l2
         apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb,
                            add(scale(t1, l1), scale(t2, l2)))
 
