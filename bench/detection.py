@@ -38,24 +38,24 @@ def best_of(fn, repeats: int) -> float:
     return best * 1e3
 
 
-def sphere_cloud(n: int, seed: int = 0) -> World:
-    """``n`` spheres of radius 0.5 at random in a cube sized for pile density (one per m³), on a ground."""
+def sphere_pile(n: int, seed: int = 0) -> World:
+    """``n`` spheres of radius 0.5 as in a settled pile: ten layers on a square grid of spacing 1.02 m
+    (neighbours all but touching), each shifted by up to 5 cm, on a 400 m ground."""
     w = World()
     scenes.ground(w, half=200.0)
-    side = n ** (1 / 3)
-    rng = np.random.default_rng(seed)
+    per_row = int(np.ceil(np.sqrt(n / 10)))
     ball = Sphere(0.5)
-    for p in rng.uniform(0, side, (n, 3)) - (side / 2, -0.5, side / 2):
+    for p in scenes.grid_positions(n, per_row, 1.02, 0.5, 0.05, seed):
         w.add_body(ball, position=p)
     return w
 
 
 def broad_phase_table(sizes: list[int], repeats: int) -> None:
-    print("## Broad phase (ms per update, best of runs; spheres at pile density + ground)\n")
+    print("## Broad phase (ms per update, best of runs; a settled pile of spheres, 10 layers, + ground)\n")
     print("| bodies | " + " | ".join(("brute", "sap", "grid", "octree")) + " | pairs |")
     print("|---|---|---|---|---|---|")
     for n in sizes:
-        w = sphere_cloud(n)
+        w = sphere_pile(n)
         d = w.data
         margins = np.zeros(d.n)
         H = w.hulls.arrays()

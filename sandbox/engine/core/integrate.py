@@ -34,6 +34,13 @@ from .vecmath import (
 
 
 @njit(cache=True)
+def is_isotropic(m):
+    """True for a multiple of the identity (the inertia of a ball, a cube, or a locked body)."""
+    return (m[1] == 0.0 and m[2] == 0.0 and m[3] == 0.0 and m[5] == 0.0 and m[6] == 0.0 and m[7] == 0.0
+            and m[0] == m[4] and m[4] == m[8])
+
+
+@njit(cache=True)
 def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, inv_inertia_local,
                          gravity_scale, gravity, h, linear_damping, angular_damping):
     """Advance the velocities of the rows flagged in ``moving`` (awake, dynamic) by one sub-step ``h``.
@@ -51,8 +58,13 @@ def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, 
         v = mad(v, load3(force, i), h * inv_mass[i])
         store3(vel, i, scale(v, lin))
 
-        q = load4(quat, i)
         inv_i = load_mat(inv_inertia_local, i)
+        if is_isotropic(inv_i):
+            # a ball or a cube: Iω ∥ ω, so the gyroscopic term vanishes and the world frame will do
+            w = mad(load3(angvel, i), load3(torque, i), h * inv_i[0])
+            store3(angvel, i, scale(w, ang))
+            continue
+        q = load4(quat, i)
         w = quat_inv_rotate(q, load3(angvel, i))
         w = add(w, mat_vec(inv_i, scale(quat_inv_rotate(q, load3(torque, i)), h)))
         inertia = mat_inverse(inv_i)
