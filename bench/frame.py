@@ -1,25 +1,35 @@
-"""Frame-time benchmark of the renderer: ``python -m bench.frame``.
+"""Frame-time benchmark of the renderer and the app: ``python -m bench.frame``.
 
-Builds the 1000-body pile (scene "pile"), steps it a little so that there are contacts, then renders it
-offscreen at 1280×720 with every debug option on and reports, per frame (median of the runs):
+Builds the 1000-body pile (scene "pile"), steps it so that there are contacts, then times frames with
+every debug drawing option on (contacts, normals, AABBs, broad-phase structure, velocities, the grab
+spring, outlines). Physics is never inside the timed region. Reported per frame (medians):
 
-- CPU ms: ``time.perf_counter`` around ``Renderer.render`` alone, which issues the frame and returns
-  without waiting for the GPU;
-- finish ms: the following ``ctx.finish()``, the wait for the GPU to complete the frame;
-- frames per second of the two together;
-- the part of the CPU figure that is the renderer's own numpy work (instance table and debug geometry),
-  timed by calling those steps alone.
+(a) the renderer's own CPU work: ``prepare`` (the numpy instance table and debug geometry) plus
+    ``upload`` (one buffer write per instance buffer, one for the lines, one for the points), from
+    ``Renderer.timings``;
+(b) the wall time of ``Renderer.render`` (``last_ms``): (a) plus ``draw``, the passes' draw calls;
+    ``finish`` is the ``ctx.finish()`` after it, the wait for the GL to complete the frame;
+(c) the ImGui panel's time in the app (``App.ui_ms``: building the panel and submitting its draws);
+(d) frames per second: offscreen ``1000 / (render + finish)``; in the app, whole frames including
+    the panel and the buffer swap.
 
-On a software rasteriser (Mesa llvmpipe) the "GPU" is the CPU: vertex shading runs inside the draw
-calls, and sampling a texture drawn earlier in the frame (the shadow map, an offscreen MSAA buffer)
-waits for its rasterisation, so those costs show up in the CPU figure; the run without shadows shows
-how much. The target framebuffer is 4× multisampled, as the app's window is (``RenderOptions.msaa`` 0).
-The context is a standalone EGL one, or a standalone GLX one (under ``xvfb-run`` without a display).
+On Mesa llvmpipe (a software rasteriser) the "GPU" is the CPU: vertex shading runs inside the draw
+calls on the calling thread, sampling the shadow map waits there for its rasterisation, and the
+fragment work runs on llvmpipe's threads until ``finish``. So ``draw`` and ``finish`` are the
+driver's work, not the renderer's; on a hardware GL they shrink to the calls' submission. The
+submission alone cannot be told apart from llvmpipe's work inside the same calls, so (a) leaves it
+out: it is a few dozen calls (two per mesh kind, for the shadow and lit passes, then outlines, ground,
+sky, and two per run of one line width for the debug drawing), tens of microseconds through moderngl.
+
+The offscreen target is 4× multisampled, as the app's window is. The offscreen context is a
+standalone EGL one, or a standalone GLX one; the app part needs a display (run under ``xvfb-run``)
+and is skipped without one.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
@@ -30,6 +40,8 @@ from sandbox.engine import World
 from sandbox.render import Camera, Highlight, Renderer, RenderOptions
 from sandbox.scenes import SCENES
 
+EVERYTHING = dict(contacts=True, normals=True, aabbs=True, broadphase=True, velocities=True)
+
 
 def make_context() -> moderngl.Context:
     """A standalone OpenGL 3.3+ context: EGL first (no display needed), then the platform default."""
@@ -39,39 +51,104 @@ def make_context() -> moderngl.Context:
         return moderngl.create_context(standalone=True)
 
 
-def time_frames(ctx, renderer, world, camera, options, highlight, frames: int) -> tuple[float, float]:
-    """Median CPU ms of ``render`` and median ms of the ``finish`` after it, over ``frames`` frames."""
-    cpu, wait = [], []
-    for _ in range(frames):
-        t0 = time.perf_counter()
+def pile_world(steps: int) -> World:
+    """The 1000-body pile after ``steps`` steps of 1/60 s."""
+    world = World()
+    SCENES["pile"](world)
+    for _ in range(steps):
+        world.step(1.0 / 60.0)
+    return world
+
+
+def bench_highlight(world: World) -> Highlight:
+    """Hovered, selected and grabbed bodies with a grab spring, so that every highlight is drawn."""
+    grab = world.data.pos[1]
+    return Highlight(hovered=2, selected=3, grabbed=1, grab_line=(grab, grab + np.array([0.5, 1.0, 0.0])),
+                     grab_force=(5.0, 10.0, 0.0))
+
+
+def time_offscreen(ctx: moderngl.Context, renderer: Renderer, world: World, camera: Camera,
+                   options: RenderOptions, highlight: Highlight, frames: int) -> dict[str, float]:
+    """Median ms per frame of each ``Renderer.timings`` phase, of ``render`` and of the ``finish``
+    after it, over ``frames`` frames (after three untimed ones that compile shader variants)."""
+    rows: dict[str, list[float]] = {"prepare": [], "upload": [], "draw": [], "render": [], "finish": []}
+    for i in range(frames + 3):
         renderer.render(world, camera, options, highlight)
-        t1 = time.perf_counter()
-        ctx.finish()
-        t2 = time.perf_counter()
-        cpu.append((t1 - t0) * 1e3)
-        wait.append((t2 - t1) * 1e3)
-    return statistics.median(cpu), statistics.median(wait)
-
-
-def time_frame_data(renderer, world, camera, options, highlight, frames: int) -> float:
-    """Median ms of the renderer's own per-frame CPU work before any GL call: the instance table
-    (numpy) and the debug geometry (numpy), without issuing draws."""
-    from sandbox.render.debug_draw import Batch, build_debug
-
-    d = world.data
-    pos, quat = d.pos[: d.n], d.quat[: d.n]
-    colors = renderer._colors(d.n)
-    batch = Batch()
-    times = []
-    for _ in range(frames):
         t0 = time.perf_counter()
-        renderer._instances(world, highlight, pos, quat, colors)
-        batch.clear()
-        build_debug(batch, world, options, highlight, pos, colors, camera.eye)
-        batch.line_array()
-        batch.point_array()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+        ctx.finish()
+        finish = 1e3 * (time.perf_counter() - t0)
+        if i >= 3:
+            for name, ms in renderer.timings.items():
+                rows[name].append(ms)
+            rows["render"].append(renderer.last_ms)
+            rows["finish"].append(finish)
+    return {name: statistics.median(values) for name, values in rows.items()}
+
+
+def offscreen(world: World, size: tuple[int, int], frames: int) -> None:
+    """Print the offscreen figures for a few option sets."""
+    ctx = make_context()
+    width, height = size
+    samples = min(4, ctx.max_samples)
+    fbo = ctx.framebuffer([ctx.renderbuffer((width, height), 4, samples=samples)],
+                          ctx.depth_renderbuffer((width, height), samples=samples))
+    fbo.use()
+    renderer = Renderer(ctx, width, height)
+    camera = Camera(target=(0.0, 3.0, 0.0), distance=30.0)
+    highlight = bench_highlight(world)
+    print(f"offscreen: {ctx.info['GL_RENDERER']} (GL {ctx.version_code}), {width}x{height}, {samples}x MSAA "
+          f"target; medians of {frames} frames, ms")
+    print(f"  {'':34s} {'prepare':>8s} {'upload':>7s} {'(a) own':>8s} {'draw':>7s} {'(b) render':>10s} "
+          f"{'finish':>7s} {'(d) fps':>8s}")
+    runs = (("all debug drawing, shadows", RenderOptions(**EVERYTHING)),
+            ("all debug drawing, no shadows", RenderOptions(shadows=False, **EVERYTHING)),
+            ("no debug drawing, shadows", RenderOptions()),
+            ("all debug, own 4x MSAA + resolve", RenderOptions(msaa=4, **EVERYTHING)))
+    for label, options in runs:
+        t = time_offscreen(ctx, renderer, world, camera, options, highlight, frames)
+        own = t["prepare"] + t["upload"]
+        fps = 1000.0 / (t["render"] + t["finish"])
+        print(f"  {label:34s} {t['prepare']:8.2f} {t['upload']:7.2f} {own:8.2f} {t['draw']:7.2f} "
+              f"{t['render']:10.2f} {t['finish']:7.2f} {fps:8.1f}")
+    batch = renderer._batch
+    lines, line_runs = batch.line_array()
+    instances, instance_runs = batch.instance_array()
+    print(f"  debug geometry: {len(lines) // 2} segments, {len(instances)} box and arrow instances, "
+          f"{len(batch.point_array())} points; {len(line_runs) + len(instance_runs)} line draws per pass")
+    renderer.release()
+    ctx.release()
+
+
+def in_app(frames: int, size: tuple[int, int]) -> None:
+    """Print the figures of the real app: the pile with every debug option on, physics paused."""
+    if not os.environ.get("DISPLAY"):
+        print("app: not measured (no display; run under xvfb-run)")
+        return
+    from sandbox.app import App
+
+    app = App(scene="pile", width=size[0], height=size[1])
+    try:
+        for name, value in EVERYTHING.items():
+            setattr(app.options, name, value)
+        app.run(frames=60)  # the pile falls and touches: contacts to draw
+        app.sim.paused = True
+        rows: dict[str, list[float]] = {"own": [], "render": [], "ui": [], "frame": []}
+        app.run(frames=3)
+        for _ in range(frames):
+            t0 = time.perf_counter()
+            app.run(frames=1)
+            rows["frame"].append(1e3 * (time.perf_counter() - t0))
+            rows["own"].append(app.renderer.timings["prepare"] + app.renderer.timings["upload"])
+            rows["render"].append(app.renderer.last_ms)
+            rows["ui"].append(app.ui_ms)
+        m = {name: statistics.median(values) for name, values in rows.items()}
+        print(f"app: {size[0]}x{size[1]} window, {app.window_samples}x MSAA window, panel shown, physics "
+              f"paused, {int(app.sim.world.contacts.count)} manifolds; medians of {frames} frames")
+        print(f"  (a) renderer's own CPU {m['own']:.2f} ms   (b) render() {m['render']:.2f} ms   "
+              f"(c) panel {m['ui']:.2f} ms   (d) {1000.0 / m['frame']:.1f} frames/s "
+              f"({m['frame']:.1f} ms per whole frame)")
+    finally:
+        app.close()
 
 
 def main() -> None:
@@ -79,38 +156,20 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=30)
     parser.add_argument("--steps", type=int, default=60, help="physics steps before timing")
     parser.add_argument("--size", type=int, nargs=2, default=(1280, 720))
+    parser.add_argument("--no-app", action="store_true", help="skip the in-app measurement")
     args = parser.parse_args()
 
-    world = World()
-    SCENES["pile"](world)
-    for _ in range(args.steps):
-        world.step(1.0 / 60.0)
+    world = pile_world(args.steps)
+    contacts = world.contacts
+    points = int(contacts.npoints[: contacts.count].sum())
     bodies = int(world.data.alive[: world.data.n].sum())
-
-    ctx = make_context()
-    width, height = args.size
-    fbo = ctx.framebuffer([ctx.renderbuffer((width, height), 4, samples=min(4, ctx.max_samples))],
-                          ctx.depth_renderbuffer((width, height), samples=min(4, ctx.max_samples)))
-    fbo.use()
-    renderer = Renderer(ctx, width, height)
-    camera = Camera(target=(0.0, 3.0, 0.0), distance=30.0)
-    grab = world.data.pos[1]
-    highlight = Highlight(hovered=2, selected=3, grabbed=1,
-                          grab_line=(grab, grab + np.array([0.5, 1.0, 0.0])), grab_force=(5.0, 10.0, 0.0))
-    everything = dict(contacts=True, normals=True, aabbs=True, broadphase=True, velocities=True)
-    print(f"{ctx.info['GL_RENDERER']} (GL {ctx.version_code}), {width}x{height}, {bodies} bodies, "
-          f"{int(world.contacts.count)} manifolds, broad phase {world.broadphase}")
-    runs = [("all debug drawing, shadows, window MSAA 4x", RenderOptions(**everything)),
-            ("all debug drawing, no shadows", RenderOptions(shadows=False, **everything)),
-            ("no debug drawing, shadows", RenderOptions()),
-            ("all debug drawing, shadows, own MSAA 4x + resolve", RenderOptions(msaa=4, **everything))]
-    for label, options in runs:
-        time_frames(ctx, renderer, world, camera, options, highlight, 3)  # warm-up: shader variants
-        cpu, wait = time_frames(ctx, renderer, world, camera, options, highlight, args.frames)
-        print(f"{label:52s} CPU {cpu:7.2f} ms/frame   finish {wait:7.2f} ms   "
-              f"{1000.0 / (cpu + wait):6.1f} frames/s")
-    data = time_frame_data(renderer, world, camera, runs[0][1], highlight, args.frames)
-    print(f"of which frame data (numpy instance table + debug geometry, no GL): {data:.2f} ms/frame")
+    print(f"scene pile: {bodies} bodies, {int(contacts.count)} manifolds ({points} contact points), "
+          f"broad phase {world.broadphase}; all debug drawing on")
+    # the app first: PyOpenGL (the panel's GL) cannot find a window's context once a standalone
+    # EGL context has been made current in the process
+    if not args.no_app:
+        in_app(args.frames, tuple(args.size))
+    offscreen(world, tuple(args.size), args.frames)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""The command line: ``sandbox [--scene NAME_OR_FILE] [--frames N --screenshot PATH] [--width W --height H]``.
+"""The command line: ``sandbox [--scene NAME_OR_FILE] [--frames N --screenshot PATH] [--width W --height H]
+[--debug-draw LIST]``.
 
 Arguments are checked before any window opens; a bad one prints a message and exits with status 2
 (argparse's convention).
@@ -13,6 +14,9 @@ from pathlib import Path
 from .scene_file import SceneFileError, load_scene_file
 from .scenes import DEFAULT_SCENE, SCENES
 
+DEBUG_DRAW = ("contacts", "normals", "aabbs", "broadphase", "velocities")
+"""The names ``--debug-draw`` accepts: the panel's Debug draw toggles (``RenderOptions`` fields)."""
+
 
 def _positive_int(text: str) -> int:
     try:
@@ -22,6 +26,14 @@ def _positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
     return value
+
+
+def _debug_draw(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    bad = [name for name in names if name not in DEBUG_DRAW]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"expected names from {', '.join(DEBUG_DRAW)}, got {text!r}")
+    return names
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --frames: save the last frame, panel included, as a PNG")
     parser.add_argument("--width", type=_positive_int, default=1280, metavar="W", help="window width (1280)")
     parser.add_argument("--height", type=_positive_int, default=720, metavar="H", help="window height (720)")
+    parser.add_argument("--debug-draw", type=_debug_draw, default=(), metavar="LIST",
+                        help=f"debug drawing to start with, comma-separated: {','.join(DEBUG_DRAW)}")
     return parser
 
 
@@ -93,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     except (pyglet.window.NoSuchDisplayException, pyglet.gl.ContextException) as exc:
         print(f"sandbox: cannot open a window: {exc}", file=sys.stderr)
         return 1
+    for name in args.debug_draw:
+        setattr(app.options, name, True)
     try:
         app.run(frames=args.frames, screenshot=args.screenshot)
     except OSError as exc:

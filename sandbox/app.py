@@ -32,7 +32,7 @@ from .render import Camera, Renderer, RenderOptions
 from .scene_file import load_scene_file
 from .scenes import DEFAULT_SCENE, SCENES
 from .ui.interaction import Interaction
-from .ui.panel import Panel
+from .ui.panel import PANEL_WIDTH, Panel
 from .ui.spawn import SpawnSettings, drop, shoot
 
 DEFAULT_DT = 1.0 / 60.0
@@ -338,9 +338,9 @@ class App:
             return False
         return self.load_scene(self._scene_builder)
 
-    @staticmethod
-    def _frame_camera(world: World) -> Camera:
-        """A camera that sees the scene's dynamic bodies (or the origin in an empty scene)."""
+    def _frame_camera(self, world: World) -> Camera:
+        """A camera that sees the scene's dynamic bodies (or the origin in an empty scene), centred
+        in the part of the window that the panel leaves free."""
         d = world.data
         live = d.alive[: d.n] & ~d.static[: d.n]
         if not live.any():
@@ -350,7 +350,11 @@ class App:
         centre = 0.5 * (lo + hi)
         radius = 0.5 * float(np.linalg.norm(hi - lo))
         centre[1] = max(0.6 * centre[1], 0.5)
-        return Camera(target=centre, distance=min(max(2.6 * radius + 4.0, 8.0), 150.0))
+        camera = Camera(target=centre, distance=min(max(2.2 * radius + 3.0, 8.0), 150.0))
+        if self.show_panel:
+            camera.pan(-0.5 * PANEL_WIDTH, 0.0, self.window_size()[1])
+            camera = Camera(target=camera.target, distance=camera.distance)  # Home returns here
+        return camera
 
     # --- errors -----------------------------------------------------------------------------------
     def report(self, what: str, exc: BaseException) -> None:

@@ -170,6 +170,8 @@ def test_bad_scene_files_name_the_problem(tmp_path, text, message):
     (["--frames", "2", "--screenshot", "/proc/x.png"], "cannot write"),
     (["--frames", "2", "--screenshot", "shot.jpg"], "must name a .png file"),
     (["--scene", "missing.json"], "bad scene file: cannot read scene file missing.json"),
+    (["--debug-draw", "contacts,wobble"], "--debug-draw: expected names from contacts"),
+    (["--debug-draw", ","], "--debug-draw: expected names from"),
 ])
 def test_bad_arguments_exit_2_with_a_message(capsys, argv, message):
     with pytest.raises(SystemExit) as info:
@@ -193,6 +195,37 @@ def test_good_arguments_parse():
     assert (args.frames, args.width, args.height, scene) == (5, 640, 480, "pyramid")
     _, built = parse_args(["--scene", str(ROOT / "assets" / "scenes" / "example.json")])
     assert callable(built)
+    args, _ = parse_args(["--debug-draw", "contacts, normals"])
+    assert args.debug_draw == ("contacts", "normals")
+    assert parse_args([])[0].debug_draw == ()
+
+
+class _Screen:
+    """A display screen that offers only configs without multisampling (as some displays do)."""
+
+    def __init__(self, depth: bool) -> None:
+        self.depth = depth
+        self.asked = []
+
+    def get_matching_configs(self, template):
+        self.asked.append(template)
+        ok = not template.sample_buffers and (self.depth or not template.depth_size)
+        return [template] if ok else []
+
+
+def test_window_config_falls_back_from_msaa_to_depth_only_to_pyglet_default():
+    pytest.importorskip("pyglet")
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("importing the app opens pyglet's shadow window: needs an X display (xvfb-run)")
+    from sandbox.app import WINDOW_CONFIGS, choose_window_config
+
+    screen = _Screen(depth=True)
+    chosen = choose_window_config(screen)
+    assert screen.asked[0].samples == 4 and screen.asked[0].depth_size == 24
+    assert chosen is screen.asked[1] and chosen.depth_size == 24 and not chosen.sample_buffers
+    screen = _Screen(depth=False)
+    assert choose_window_config(screen) is None
+    assert len(screen.asked) == len(WINDOW_CONFIGS)
 
 
 def test_png_writer_round_trip(tmp_path):

@@ -120,6 +120,74 @@ def test_debug_options_all_on_render(gl):
     assert (np.abs(busy - plain).sum(axis=2) > 30).sum() > 100
 
 
+def test_target_without_depth_draws_the_same_scene(gl):
+    """A framebuffer with no depth buffer (a window made without one) gets the renderer's own buffer,
+    resolved colour-only into it: the image matches the one drawn straight into a target with depth."""
+    ctx, _fbo, renderer = gl
+    world, _ = _world(True)
+    camera = Camera(target=(0.0, 0.5, 0.0), distance=6.0)
+    with_depth = _draw(gl, world, camera)
+    colour_only = ctx.framebuffer([ctx.renderbuffer((W, H), 4)])
+    try:
+        colour_only.use()
+        renderer.render(world, camera, RenderOptions(), Highlight())
+        assert ctx.error == "GL_NO_ERROR"
+        img = np.frombuffer(colour_only.read(components=3), np.uint8).reshape(H, W, 3)[::-1].astype(np.int32)
+    finally:
+        colour_only.release()
+    assert np.abs(img - with_depth).mean() < 2.0
+
+
+def test_debug_batch_keeps_runs_and_layout():
+    from sandbox.render.debug_draw import ARROWS, WIRE_BOXES, Batch
+
+    batch = Batch()
+    for _ in range(2):  # the second frame reuses the grown arrays
+        batch.clear()
+        batch.lines(np.zeros((3000, 3)), np.ones((3000, 3)), (1.0, 0.0, 0.0, 1.0), 2.0)
+        batch.lines([(0.0, 0.0, 0.0)], [(0.0, 1.0, 0.0)], [(0.0, 1.0, 0.0, 1.0)], 2.0)
+        batch.wire_boxes(np.zeros((2000, 3)), np.ones((2000, 3)), (0.0, 1.0, 0.0, 1.0), 1.5)
+        batch.wire_boxes([(0.0, 0.0, 0.0)], [(1.0, 2.0, 3.0)], [(0.5, 0.5, 0.5, 1.0)], 1.5)
+        batch.arrows([(0.0, 0.0, 0.0)], [(0.0, 2.0, 0.0)], (0.0, 0.0, 1.0, 1.0), 3.0)
+        batch.points([(1.0, 2.0, 3.0)], (1.0, 1.0, 1.0, 1.0), 8.0)
+    lines, runs = batch.line_array()
+    # adjacent blocks of one width (and primitive) merge into one run, one draw call
+    assert runs == [(2.0, 0, 6002)]
+    assert np.array_equal(lines[1, :3], (1.0, 1.0, 1.0)) and np.array_equal(lines[0, 3:8], (1, 0, 0, 1, 2))
+    assert np.array_equal(lines[6001], (0, 1, 0, 0, 1, 0, 1, 2))
+    instances, instance_runs = batch.instance_array()
+    assert instance_runs == [(WIRE_BOXES, 1.5, 0, 2001), (ARROWS, 3.0, 2001, 1)]
+    assert np.array_equal(instances[2000], (0, 0, 0, 1, 2, 3, 0.5, 0.5, 0.5, 1))
+    assert np.array_equal(instances[2001], (0, 0, 0, 0, 2, 0, 0, 0, 1, 1))
+    assert np.array_equal(batch.point_array(), [[1, 2, 3, 1, 1, 1, 1, 8]])
+
+
+def test_box_template_is_the_twelve_edges():
+    from sandbox.render.debug_draw import BOX_CORNERS
+
+    ends = BOX_CORNERS.reshape(12, 2, 3)
+    assert np.all(np.abs(ends[:, 0] - ends[:, 1]).sum(axis=1) == 1)  # each edge runs along one axis
+    assert len({tuple(e.ravel()) for e in np.sort(ends, axis=1)}) == 12
+
+
+def test_instanced_boxes_and_arrows_are_drawn(gl):
+    """AABBs (wire boxes) and velocity arrows, expanded on the GPU from one instance each, colour
+    pixels in their colours: green box edges around the cube, a blue arrow above it."""
+    world, _ = _world(False)
+    world.step(1.0 / 60.0)  # the broad phase's boxes
+    cube = world.data.n - 1
+    world.data.vel[cube] = (0.0, 8.0, 0.0)  # an arrow 1.6 m up from the centre
+    camera = Camera(target=(2.0, 1.0, 0.0), distance=5.0, yaw=0.0, pitch=0.2)
+    plain = _draw(gl, world, camera, RenderOptions(shadows=False))
+    boxes = _draw(gl, world, camera, RenderOptions(shadows=False, aabbs=True, xray=False))
+    arrows = _draw(gl, world, camera, RenderOptions(shadows=False, velocities=True, xray=False))
+    green = (boxes[:, :, 1] > 150) & (boxes[:, :, 0] < 120) & (np.abs(boxes - plain).sum(axis=2) > 60)
+    blue = (arrows[:, :, 2] > 180) & (arrows[:, :, 0] < 120) & (np.abs(arrows - plain).sum(axis=2) > 60)
+    assert green.sum() > 60
+    px, py = camera.project(world.data.pos[cube] + (0.0, 1.2, 0.0), W, H)
+    assert blue[int(py) - 3:int(py) + 4, int(px) - 3:int(px) + 4].any()
+
+
 def test_bad_options_raise():
     with pytest.raises(ValueError, match="normal_scale"):
         RenderOptions(normal_scale="size").validate()

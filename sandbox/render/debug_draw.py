@@ -1,10 +1,18 @@
 """Debug geometry as batched lines and points, built from the world's arrays with numpy.
 
-A ``Batch`` writes line segments and points during a frame straight into two preallocated float32
-arrays in ``VERTEX_FORMAT`` (position, RGBA colour, width or size in pixels), each uploaded to one
-dynamic vertex buffer with one write. Lines are drawn as ``GL_LINES`` (wide lines are a fixed-function
-feature, fast on every rasteriser, software ones included), one draw call per run of one width:
-``line_array`` returns the runs. Points are sprites, one draw call.
+A ``Batch`` writes the frame's debug drawing straight into three preallocated float32 arrays (kept
+from frame to frame, grown by doubling), each uploaded to one dynamic buffer with one write:
+
+- line vertices in ``VERTEX_FORMAT`` (position, RGBA colour, width in pixels), drawn as ``GL_LINES``
+  (wide lines are a fixed-function feature, fast on every rasteriser, software ones included);
+- points in the same format, drawn as round sprites;
+- instances in ``INSTANCE_FORMAT`` (two 3-vectors ``a``, ``b`` and an RGBA colour) for the two
+  primitives that would otherwise cost many vertices each: wire boxes (``a``, ``b`` the min and max
+  corners; 24 vertices made by ``box_line.vert.glsl``) and arrows (``a`` the origin, ``b`` the
+  vector; shaft and head made by ``arrow.vert.glsl``, facing the eye). Ten floats per box or arrow
+  instead of 24 or 6 vertices of eight keep the per-frame numpy work small.
+
+Lines and instances come in runs of one width (and one primitive), one draw call each.
 ``build_debug`` reads the world (contacts, broad phase, velocities, joints) and the highlight (grab
 spring) and fills a batch according to the options; no Python loop runs over bodies or contacts (only
 over joints, which are few).
@@ -18,6 +26,9 @@ import numpy as np
 
 VERTEX_FORMAT = "3f 4f 1f"
 LINE_ATTRIBUTES = ("in_pos", "in_color")
+INSTANCE_FORMAT = "3f 3f 4f/i"
+INSTANCE_ATTRIBUTES = ("i_a", "i_b", "i_color")
+WIRE_BOXES, ARROWS = "wire boxes", "arrows"
 POINT_ATTRIBUTES = ("in_pos", "in_color", "in_size")
 
 CONTACT_COLOR = (0.95, 0.15, 0.10, 1.0)
@@ -35,21 +46,12 @@ OCTREE_COLORS = np.array([(0.95, 0.35, 0.25, 0.9), (0.95, 0.65, 0.15, 0.9), (0.7
                           (0.70, 0.35, 0.90, 0.65)], dtype=np.float32)
 
 # the 12 edges of a box as pairs of corner numbers, corner c having bit k set for the max on axis k;
-# _EDGE_BITS[v, k]: whether vertex v of the 24 edge endpoints takes the max on axis k
+# BOX_CORNERS: the 24 edge endpoints as (0 or 1 per axis), the template box_line.vert.glsl expands
 _BOX_EDGES = np.array([(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7),
                        (0, 4), (1, 5), (2, 6), (3, 7)])
-_EDGE_BITS = ((_BOX_EDGES.reshape(-1)[:, None] >> np.arange(3)[None, :]) & 1).astype(bool)
-_UP = np.array([0.0, 1.0, 0.0], np.float32)
-_RIGHT = np.array([1.0, 0.0, 0.0], np.float32)
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross products of (k, 3) arrays (``np.cross`` without its per-call axis shuffling)."""
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape), np.float32)
-    out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
-    out[:, 1] = a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2]
-    out[:, 2] = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
-    return out
+BOX_CORNERS = ((_BOX_EDGES.reshape(-1)[:, None] >> np.arange(3)[None, :]) & 1).astype(np.float32)
+ARROW_CODES = np.array([0, 1, 1, 2, 1, 3], np.float32)
+"""The arrow template of arrow.vert.glsl: shaft origin→tip, then tip→each end of the head."""
 
 
 def _rgba(color, k: int) -> np.ndarray:
@@ -61,46 +63,35 @@ def _rgba(color, k: int) -> np.ndarray:
 
 
 class Batch:
-    """Line segments and points of one frame, written straight into two float32 vertex arrays that
-    are kept from frame to frame (grown by doubling), so that each is uploaded with one write.
-
-    Line vertices come in blocks, one per call; ``line_array`` reports runs of consecutive vertices
-    of one width (adjacent blocks of equal width merged), one draw call each."""
+    """Line vertices, points and box / arrow instances of one frame (see the module docstring)."""
 
     def __init__(self) -> None:
         self._line_v = np.zeros((4096, 8), np.float32)
         self._point_v = np.zeros((1024, 8), np.float32)
-        self._lines_used = 0
-        self._points_used = 0
-        self._runs: list[tuple[float, int, int]] = []
+        self._inst = np.zeros((1024, 10), np.float32)
+        self._lines_used = self._points_used = self._inst_used = 0
+        self._line_runs: list[tuple[float, int, int]] = []
+        self._inst_runs: list[tuple[str, float, int, int]] = []
 
     def clear(self) -> None:
-        self._lines_used = self._points_used = 0
-        self._runs.clear()
-
-    def _line_block(self, segments: int, width: float) -> np.ndarray:
-        """The next ``segments`` segments' vertices, a (segments, 2, 8) view with the width filled."""
-        count = 2 * segments
-        first = self._lines_used
-        self._line_v = _grown(self._line_v, first, first + count)
-        self._lines_used = first + count
-        if self._runs and self._runs[-1][0] == width:
-            self._runs[-1] = (width, self._runs[-1][1], self._runs[-1][2] + count)
-        else:
-            self._runs.append((float(width), first, count))
-        block = self._line_v[first:first + count]
-        block[:, 7] = width
-        return block.reshape(segments, 2, 8)
+        self._lines_used = self._points_used = self._inst_used = 0
+        self._line_runs.clear()
+        self._inst_runs.clear()
 
     def lines(self, a, b, color, width: float) -> None:
         """Segments from ``a[i]`` to ``b[i]`` ((k, 3) each); ``color`` one RGBA or (k, 4)."""
         a = np.asarray(a).reshape(-1, 3)
-        if len(a) == 0:
+        k = len(a)
+        if k == 0:
             return
-        block = self._line_block(len(a), width)
-        block[:, 0, :3] = a
-        block[:, 1, :3] = np.asarray(b).reshape(-1, 3)
-        block[:, :, 3:7] = _rgba(color, len(a))[:, None, :]
+        first = self._lines_used
+        self._line_v = _grown(self._line_v, first, first + 2 * k)
+        self._lines_used = first + 2 * k
+        _extend_run(self._line_runs, (float(width),), first, 2 * k)
+        block = self._line_v[first:first + 2 * k].reshape(k, 2, 8)
+        _fill(block, _rgba(color, k), width)
+        _set_xyz(block[:, 0], a)
+        _set_xyz(block[:, 1], np.asarray(b).reshape(-1, 3))
 
     def points(self, p, color, size: float) -> None:
         """Round dots at ``p`` ((k, 3)) of ``size`` pixels; ``color`` one RGBA or (k, 4)."""
@@ -111,67 +102,76 @@ class Batch:
         self._point_v = _grown(self._point_v, first, first + len(p))
         self._points_used = first + len(p)
         block = self._point_v[first:self._points_used]
-        block[:, :3] = p
-        block[:, 3:7] = _rgba(color, len(p))
-        block[:, 7] = size
+        _fill(block[:, None, :], _rgba(color, len(p)), size)
+        _set_xyz(block, p)
 
-    def arrows(self, origin, vector, color, width: float, eye) -> None:
-        """Arrows from ``origin`` along ``vector`` ((k, 3) each) with a two-stroke head, drawn in the
-        plane that faces the eye so that the head is always visible; zero vectors are skipped."""
-        o = np.asarray(origin, dtype=np.float32).reshape(-1, 3)
-        v = np.asarray(vector, dtype=np.float32).reshape(-1, 3)
-        color = _rgba(color, len(o))
-        length = np.sqrt(np.einsum("ij,ij->i", v, v))
-        keep = length > 1e-6
-        if not keep.all():
-            o, v, length = o[keep], v[keep], length[keep]
-            color = color[keep] if len(color) > 1 else color
-        k = len(o)
+    def _instances(self, kind: str, a, b, color, width: float) -> None:
+        a = np.asarray(a).reshape(-1, 3)
+        k = len(a)
         if k == 0:
             return
-        d = v / length[:, None]
-        tip = o + v
-        side = _cross(d, np.asarray(eye, dtype=np.float32)[None, :] - tip)
-        side_len = np.sqrt(np.einsum("ij,ij->i", side, side))
-        flat = np.flatnonzero(side_len < 1e-6)
-        if len(flat):
-            # looking straight along the arrow: any perpendicular will do
-            axis = np.where((np.abs(d[flat, 1]) < 0.9)[:, None], _UP, _RIGHT)
-            side[flat] = _cross(d[flat], axis)
-            side_len[flat] = np.sqrt(np.einsum("ij,ij->i", side[flat], side[flat]))
-        head = np.clip(0.3 * length, 0.02, 0.25)
-        back = tip - d * head[:, None]
-        half = side * (0.5 * head / side_len)[:, None]
-        block = self._line_block(3 * k, width).reshape(k, 6, 8)
-        block[:, 0, :3] = o
-        block[:, 1, :3] = tip
-        block[:, 2, :3] = tip
-        block[:, 3, :3] = back + half
-        block[:, 4, :3] = tip
-        block[:, 5, :3] = back - half
-        block[:, :, 3:7] = color[:, None, :]
+        first = self._inst_used
+        self._inst = _grown(self._inst, first, first + k)
+        self._inst_used = first + k
+        _extend_run(self._inst_runs, (kind, float(width)), first, k)
+        block = self._inst[first:first + k]
+        block[:, 0:3] = a
+        block[:, 3:6] = np.asarray(b).reshape(-1, 3)
+        block[:, 6:10] = _rgba(color, k)
+
+    def arrows(self, origin, vector, color, width: float) -> None:
+        """Arrows from ``origin`` along ``vector`` ((k, 3) each) with a two-stroke head facing the eye
+        (drawn by arrow.vert.glsl); zero vectors draw nothing. ``color`` one RGBA or (k, 4)."""
+        self._instances(ARROWS, origin, vector, color, width)
 
     def wire_boxes(self, lo, hi, color, width: float) -> None:
-        """The 12 edges of each axis-aligned box ``[lo[i], hi[i]]``; ``color`` one RGBA or (k, 4)."""
-        lo = np.asarray(lo).reshape(-1, 3)
-        hi = np.asarray(hi).reshape(-1, 3)
-        k = len(lo)
-        if k == 0:
-            return
-        block = self._line_block(12 * k, width).reshape(k, 24, 8)
-        xyz = block[:, :, :3]
-        np.copyto(xyz, lo[:, None, :], casting="same_kind")
-        np.copyto(xyz, hi[:, None, :], casting="same_kind", where=_EDGE_BITS[None])
-        block[:, :, 3:7] = _rgba(color, k)[:, None, :]
+        """The 12 edges of each axis-aligned box ``[lo[i], hi[i]]`` (drawn by box_line.vert.glsl);
+        ``color`` one RGBA or (k, 4)."""
+        self._instances(WIRE_BOXES, lo, hi, color, width)
 
     def line_array(self) -> tuple[np.ndarray, list[tuple[float, int, int]]]:
         """All segments' vertices, (2·segments, 8) float32 (a view, valid until the next ``clear``),
         and the runs of equal width as (width, first vertex, vertex count)."""
-        return self._line_v[:self._lines_used], list(self._runs)
+        return self._line_v[:self._lines_used], list(self._line_runs)
 
     def point_array(self) -> np.ndarray:
         """All points, (points, 8) float32 (a view, valid until the next ``clear``)."""
         return self._point_v[:self._points_used]
+
+    def instance_array(self) -> tuple[np.ndarray, list[tuple[str, float, int, int]]]:
+        """All box and arrow instances, (instances, 10) float32 in ``INSTANCE_FORMAT`` (a view, valid
+        until the next ``clear``), and their runs as (``WIRE_BOXES`` or ``ARROWS``, width, first, count)."""
+        return self._inst[:self._inst_used], list(self._inst_runs)
+
+
+def _extend_run(runs: list, key: tuple, first: int, count: int) -> None:
+    """Append ``count`` items from ``first`` to ``runs`` (tuples ``(*key, first, count)``), merged
+    into the last run when it has the same key (it then ends at ``first``)."""
+    if runs and runs[-1][:-2] == key:
+        runs[-1] = (*key, runs[-1][-2], runs[-1][-1] + count)
+    else:
+        runs.append((*key, first, count))
+
+
+def _set_xyz(rows: np.ndarray, xyz: np.ndarray) -> None:
+    """Write positions ``xyz`` (m, 3) into columns 0..2 of the vertex rows ``rows`` ((m, 8) float32,
+    rows any distance apart), each position copied as one 12-byte item: numpy's per-row overhead,
+    not the bytes, is what a strided write of three columns costs."""
+    src = np.ascontiguousarray(xyz, dtype=np.float32).view("V12")[:, 0]
+    rows[:, :3].view("V12")[:, 0] = src
+
+
+def _fill(block: np.ndarray, color: np.ndarray, width: float) -> None:
+    """Colour and width of the (items, per_item, 8) vertices ``block``: one RGBA as whole-row copies
+    (much faster than a strided write of four columns), else one per item."""
+    if len(color) == 1:
+        row = np.zeros(8, np.float32)
+        row[3:7] = color[0]
+        row[7] = width
+        np.copyto(block, row)
+    else:
+        block[:, :, 3:7] = color[:, None, :]
+        block[:, :, 7] = width
 
 
 def _grown(a: np.ndarray, used: int, needed: int) -> np.ndarray:
@@ -194,12 +194,11 @@ def contact_points(contacts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
             contacts.depth[:m].reshape(-1)[flat], contacts.impulse[:m].reshape(-1)[flat])
 
 
-def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors: np.ndarray,
-                eye: np.ndarray) -> None:
+def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors: np.ndarray) -> None:
     """Fill ``batch`` with the debug drawing that ``options`` turns on (see ``RenderOptions``).
 
     ``pos`` are the drawn body positions (rows ``[:world.data.n]``), ``colors`` the bodies' RGB colours
-    (same rows), ``eye`` the camera position (arrow heads face it)."""
+    (same rows)."""
     d = world.data
     n = d.n
     w = options.line_width
@@ -215,7 +214,7 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
                 length = np.minimum(impulse * options.impulse_arrow_scale, 3.0)
             else:
                 length = 0.15 + np.maximum(depth, 0.0) * options.depth_arrow_scale
-            batch.arrows(p, normal * length[:, None], NORMAL_COLOR, w, eye)
+            batch.arrows(p, normal * length[:, None], NORMAL_COLOR, w)
     if options.aabbs:
         rows = np.flatnonzero(live)
         awake = d.awake[rows] & ~d.static[rows]
@@ -225,7 +224,7 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
         _broadphase(batch, world, colors, w)
     if options.velocities:
         rows = np.flatnonzero(live & ~d.static[:n] & d.awake[:n])
-        batch.arrows(pos[rows], d.vel[rows] * options.velocity_arrow_scale, VELOCITY_COLOR, w, eye)
+        batch.arrows(pos[rows], d.vel[rows] * options.velocity_arrow_scale, VELOCITY_COLOR, w)
     if options.joints:
         joints = getattr(world, "joints", ())
         if joints:
@@ -242,7 +241,7 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
             magnitude = float(np.linalg.norm(force))
             if magnitude > 1e-9:
                 length = min(magnitude * options.force_arrow_scale, 4.0)
-                batch.arrows(anchor, force / magnitude * length, FORCE_COLOR, 3.0, eye)
+                batch.arrows(anchor, force / magnitude * length, FORCE_COLOR, 3.0)
 
 
 def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:

@@ -24,8 +24,12 @@ caller has ``use()``-d), which must be ``width × height``. A frame is:
    must be complete), so drawing straight into the target is the default.
 
 Afterwards ``ctx.fbo`` is the caller's framebuffer again, with depth test, culling and blending off,
-ready for an ImGui pass. ``last_ms`` is the CPU time of the last ``render`` call (it does not wait for
-the GPU to finish).
+ready for an ImGui pass. ``last_ms`` is the wall time of the last ``render`` call (it does not wait for
+the GPU to finish), and ``timings`` splits it in ms: ``prepare`` (the numpy work: instance table and
+debug geometry), ``upload`` (one buffer write per mesh's instances, one for the lines, one for the
+points) and ``draw`` (issuing the passes' draw calls; a software rasteriser such as Mesa llvmpipe
+shades vertices inside those calls and waits there for the shadow map, so there ``draw`` holds
+most of its work).
 
 The ground: a plane just below y = 0 with the grid, shaded exactly like the top faces of static
 bodies (which carry the same world-space grid), so that the usual ground box (top at y = 0) and the
@@ -44,7 +48,18 @@ import numpy as np
 
 from ..engine.core.layout import BOX, CAPSULE, HULL, SPHERE
 from .camera import Camera
-from .debug_draw import LINE_ATTRIBUTES, POINT_ATTRIBUTES, Batch, build_debug
+from .debug_draw import (
+    ARROW_CODES,
+    ARROWS,
+    BOX_CORNERS,
+    LINE_ATTRIBUTES,
+    POINT_ATTRIBUTES,
+    WIRE_BOXES,
+    Batch,
+    build_debug,
+)
+from .debug_draw import INSTANCE_ATTRIBUTES as DEBUG_INSTANCE_ATTRIBUTES
+from .debug_draw import INSTANCE_FORMAT as DEBUG_INSTANCE_FORMAT
 from .debug_draw import VERTEX_FORMAT as LINE_FORMAT
 from .meshes import VERTEX_ATTRIBUTES, VERTEX_FORMAT, MeshData, box_mesh, capsule_mesh, hull_mesh, sphere_mesh
 
@@ -247,7 +262,7 @@ class _InstancedMesh:
         self._reserve(len(table))
         self.count = len(table)
         if self.count:
-            self.instances.write(table.tobytes())
+            self.instances.write(table)
 
     def release(self) -> None:
         for obj in (self.lit, self.shadow, self.outline, self.instances, self.vbo, self.ibo):
@@ -278,11 +293,64 @@ class _DynamicVertices:
         self._reserve(len(vertices))
         self.count = len(vertices)
         if self.count:
-            self.vbo.write(vertices.tobytes())
+            self.vbo.write(vertices)
 
     def release(self) -> None:
         self.vao.release()
         self.vbo.release()
+
+
+class _DebugInstances:
+    """The growable buffer of the debug batch's box and arrow instances (``INSTANCE_FORMAT`` of
+    debug_draw.py), with one vertex array per primitive over it and its vertex template."""
+
+    STRIDE = 40  # bytes: 3 + 3 + 4 floats
+
+    def __init__(self, r: Renderer) -> None:
+        ctx = r.ctx
+        self.ctx = ctx
+        self.box_template = ctx.buffer(BOX_CORNERS.tobytes())
+        self.arrow_template = ctx.buffer(ARROW_CODES.tobytes())
+        self._progs = {WIRE_BOXES: (r.box_line_prog, self.box_template, "3f", "in_corner", len(BOX_CORNERS)),
+                       ARROWS: (r.arrow_prog, self.arrow_template, "1f", "in_code", len(ARROW_CODES))}
+        self.capacity = 0
+        self._reserve(1024)
+
+    def _reserve(self, count: int) -> None:
+        if count <= self.capacity:
+            return
+        if self.capacity:
+            for vao in self.vaos.values():
+                vao.release()
+            self.buffer.release()
+        self.capacity = max(count, 2 * self.capacity)
+        self.buffer = self.ctx.buffer(reserve=self.capacity * self.STRIDE, dynamic=True)
+        self.vaos = {kind: self.ctx.vertex_array(prog, [(template, fmt, attr),
+                                                        (self.buffer, DEBUG_INSTANCE_FORMAT,
+                                                         *DEBUG_INSTANCE_ATTRIBUTES)])
+                     for kind, (prog, template, fmt, attr, _n) in self._progs.items()}
+
+    def upload(self, instances: np.ndarray) -> None:
+        self._reserve(len(instances))
+        if len(instances):
+            self.buffer.write(instances)
+
+    def draw(self, kind: str, first: int, count: int) -> None:
+        """Draw instances ``[first, first + count)`` of one primitive: GL 3.3 has no base instance, so
+        the instance attributes are pointed at ``first`` instead."""
+        vao = self.vaos[kind]
+        prog = self._progs[kind][0]
+        base = first * self.STRIDE
+        for name, fmt, offset in (("i_a", "3f", 0), ("i_b", "3f", 12), ("i_color", "4f", 24)):
+            vao.bind(prog[name].location, "f", self.buffer, fmt, offset=base + offset, stride=self.STRIDE,
+                     divisor=1)
+        vao.render(moderngl.LINES, vertices=self._progs[kind][4], instances=count)
+
+    def release(self) -> None:
+        for vao in self.vaos.values():
+            vao.release()
+        for obj in (self.buffer, self.box_template, self.arrow_template):
+            obj.release()
 
 
 class Renderer:
@@ -296,6 +364,7 @@ class Renderer:
             raise ValueError(f"ctx must be an OpenGL 3.3+ context, got version {ctx.version_code}")
         self.ctx = ctx
         self.last_ms = 0.0
+        self.timings = {"prepare": 0.0, "upload": 0.0, "draw": 0.0}
         self.mesh_prog = ctx.program(vertex_shader=_shader("mesh.vert.glsl"),
                                      fragment_shader=_with_common(_shader("mesh.frag.glsl")))
         self.outline_prog = ctx.program(vertex_shader=_shader("mesh.vert.glsl"),
@@ -308,6 +377,10 @@ class Renderer:
                                     fragment_shader=_shader("sky.frag.glsl"))
         self.line_prog = ctx.program(vertex_shader=_shader("line.vert.glsl"),
                                      fragment_shader=_shader("line.frag.glsl"))
+        self.box_line_prog = ctx.program(vertex_shader=_shader("box_line.vert.glsl"),
+                                         fragment_shader=_shader("line.frag.glsl"))
+        self.arrow_prog = ctx.program(vertex_shader=_shader("arrow.vert.glsl"),
+                                      fragment_shader=_shader("line.frag.glsl"))
         self.point_prog = ctx.program(vertex_shader=_shader("point.vert.glsl"),
                                       fragment_shader=_shader("point.frag.glsl"))
         self.resolve_prog = ctx.program(vertex_shader=_shader("resolve.vert.glsl"),
@@ -329,6 +402,7 @@ class Renderer:
         self._ground = ctx.vertex_array(self.ground_prog, [(self._ground_vbo, "2f", "in_xz")])
         self._sky = ctx.vertex_array(self.sky_prog, [])
         self._lines = _DynamicVertices(ctx, self.line_prog, LINE_ATTRIBUTES)
+        self._debug_instances = _DebugInstances(self)
         self._points = _DynamicVertices(ctx, self.point_prog, POINT_ATTRIBUTES)
         self._batch = Batch()
         self._palette = body_colors(0)
@@ -413,8 +487,8 @@ class Renderer:
 
     def _instances(self, world, highlight: Highlight, pos: np.ndarray, quat: np.ndarray,
                    colors: np.ndarray) -> list[tuple[_InstancedMesh, int, int]]:
-        """Fill the instance table, sorted by kind and hull id, and upload each mesh's slice;
-        returns (mesh, first row, row count) for each mesh drawn, and keeps the sorted row order."""
+        """Fill the instance table, sorted by kind and hull id; returns (mesh, first row, row count)
+        for each mesh to draw, and keeps the sorted row order."""
         d = world.data
         n = d.n
         live = np.flatnonzero(d.alive[:n])
@@ -446,15 +520,12 @@ class Renderer:
         bounds = np.searchsorted(kind, [SPHERE, BOX, CAPSULE, HULL, HULL + 1])
         for kd in (SPHERE, BOX, CAPSULE):
             lo, hi = bounds[kd], bounds[kd + 1]
-            self._kinds[kd].upload(t[lo:hi])
             draws.append((self._kinds[kd], lo, hi - lo))
         hull_rows = hull_id[np.lexsort((hull_id, d.kind[live]))][bounds[HULL]:]
         if len(hull_rows):
             ids, first, counts = np.unique(hull_rows, return_index=True, return_counts=True)
             for hid, lo, c in zip(ids.tolist(), first.tolist(), counts.tolist(), strict=True):
-                mesh = self._hull_mesh(world, hid)
-                mesh.upload(t[bounds[HULL] + lo: bounds[HULL] + lo + c])
-                draws.append((mesh, bounds[HULL] + lo, c))
+                draws.append((self._hull_mesh(world, hid), bounds[HULL] + lo, c))
         return draws
 
     def _light_matrix(self, world, pos: np.ndarray, size: int) -> tuple[np.ndarray, float, float]:
@@ -499,9 +570,24 @@ class Renderer:
         pos = d.pos[:n] if pos is None else _rows("pos", pos, n, 3)
         quat = d.quat[:n] if quat is None else _rows("quat", quat, n, 4)
         target = ctx.fbo
+        # 1. the frame's data, with numpy: instance table and debug geometry
         colors = self._colors(n)
         draws = self._instances(world, highlight, pos, quat, colors)
+        batch = self._batch
+        batch.clear()
+        build_debug(batch, world, options, highlight, pos, colors)
+        lines, runs = batch.line_array()
+        instances, instance_runs = batch.instance_array()
+        prepared = time.perf_counter()
+        # 2. one write per buffer
+        for mesh, first, count in draws:
+            mesh.upload(self._table[first:first + count])
+        self._lines.upload(lines)
+        self._points.upload(batch.point_array())
+        self._debug_instances.upload(instances)
+        uploaded = time.perf_counter()
 
+        # 3. the draw calls
         aspect = self.width / self.height
         view_proj = camera.projection_matrix(aspect) @ camera.view_matrix()
         eye = camera.eye
@@ -542,7 +628,7 @@ class Renderer:
                   # the plane follows the camera target in whole metres so it always reaches the horizon
                   "u_offset": tuple(np.round(camera.target[[0, 2]]))}
         for prog in (self.mesh_prog, self.outline_prog, self.ground_prog, self.sky_prog, self.line_prog,
-                     self.point_prog, self.sphere_prog):
+                     self.point_prog, self.sphere_prog, self.box_line_prog, self.arrow_prog):
             for name, value in shared.items():
                 _set(prog, name, value)
         if options.shadows:
@@ -562,7 +648,7 @@ class Renderer:
         ctx.depth_func = "<="
         self._sky.render(moderngl.TRIANGLES, vertices=3)
         ctx.depth_func = "<"
-        self._debug(world, options, highlight, pos, colors, eye)
+        self._debug(options, runs, instance_runs)
         if own:
             target.use()
             ctx.viewport = (0, 0, self.width, self.height)
@@ -572,7 +658,10 @@ class Renderer:
             self.resolve_prog["u_samples"].value = self._main_key[0]
             self._resolve.render(moderngl.TRIANGLES, vertices=3)
         ctx.enable_only(moderngl.NOTHING)
-        self.last_ms = (time.perf_counter() - start) * 1000.0
+        end = time.perf_counter()
+        self.timings = {"prepare": 1e3 * (prepared - start), "upload": 1e3 * (uploaded - prepared),
+                        "draw": 1e3 * (end - uploaded)}
+        self.last_ms = 1e3 * (end - start)
 
     def _outlines(self, highlight: Highlight, draws) -> None:
         """The selected and grabbed bodies' silhouettes: their shapes grown by a few pixels, back
@@ -592,17 +681,12 @@ class Renderer:
             mesh.outline.render(instances=1)
         self.ctx.cull_face = "back"
 
-    def _debug(self, world, options: RenderOptions, highlight: Highlight, pos: np.ndarray,
-               colors: np.ndarray, eye: np.ndarray) -> None:
-        """Debug lines and points, blended over the scene without writing depth; with ``xray`` the
-        parts hidden behind bodies are drawn first, faint."""
-        batch = self._batch
-        batch.clear()
-        build_debug(batch, world, options, highlight, pos, colors, eye)
-        lines, runs = batch.line_array()
-        self._lines.upload(lines)
-        self._points.upload(batch.point_array())
-        if not (self._lines.count or self._points.count):
+    def _debug(self, options: RenderOptions, runs: list[tuple[float, int, int]],
+               instance_runs: list[tuple[str, float, int, int]]) -> None:
+        """The uploaded debug lines (in ``runs`` of one width), box and arrow instances (in
+        ``instance_runs``) and points, blended over the scene without writing depth; with ``xray``
+        the parts hidden behind bodies are drawn first, faint."""
+        if not (runs or instance_runs or self._points.count):
             return
         ctx = self.ctx
         ctx.enable(moderngl.BLEND | moderngl.PROGRAM_POINT_SIZE)
@@ -611,10 +695,14 @@ class Renderer:
         passes = ((">", 0.22), ("<=", 1.0)) if options.xray else (("<=", 1.0),)
         for func, alpha in passes:
             ctx.depth_func = func
-            self.line_prog["u_alpha"].value = alpha
+            for prog in (self.line_prog, self.box_line_prog, self.arrow_prog):
+                prog["u_alpha"].value = alpha
             for width, first, count in runs:
                 ctx.line_width = width
                 self._lines.vao.render(moderngl.LINES, vertices=count, first=first)
+            for kind, width, first, count in instance_runs:
+                ctx.line_width = width
+                self._debug_instances.draw(kind, first, count)
             if self._points.count:
                 self.point_prog["u_alpha"].value = alpha
                 self._points.vao.render(moderngl.POINTS, vertices=self._points.count)
@@ -633,8 +721,9 @@ class Renderer:
         for obj in (self._ground, self._ground_vbo, self._sky, self._resolve, self.resolve_prog,
                     self.outline_instance, self.quad, self.mesh_prog, self.outline_prog, self.shadow_prog,
                     self.sphere_prog, self.sphere_shadow_prog, self.ground_prog, self.sky_prog,
-                    self.line_prog, self.point_prog):
+                    self.line_prog, self.point_prog, self.box_line_prog, self.arrow_prog):
             obj.release()
+        self._debug_instances.release()
         self._release_main()
         if self._shadow_size:
             self._shadow_fbo.release()

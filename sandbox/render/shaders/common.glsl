@@ -113,7 +113,8 @@ vec4 shade_body(vec3 srgb, int flags, vec3 n, vec3 p) {
     }
     if ((flags & 8) != 0) {
         float grey = dot(albedo, vec3(0.2126, 0.7152, 0.0722));
-        albedo = mix(albedo, vec3(grey), 0.7) * 0.6;
+        // muted, not grey: a settled pile should still read as coloured bodies
+        albedo = mix(albedo, vec3(grey), 0.45) * 0.75;
     }
     if ((flags & 2) != 0) albedo = mix(albedo, vec3(1.0, 0.55, 0.08), 0.30);
     if ((flags & 4) != 0) albedo = mix(albedo, vec3(0.10, 0.75, 1.0), 0.45);
