@@ -349,8 +349,8 @@ class App:
         lo, hi = (pos - rad[:, None]).min(axis=0), (pos + rad[:, None]).max(axis=0)
         centre = 0.5 * (lo + hi)
         radius = 0.5 * float(np.linalg.norm(hi - lo))
-        centre[1] = max(0.6 * centre[1], 0.5)
-        camera = Camera(target=centre, distance=min(max(2.2 * radius + 3.0, 8.0), 150.0))
+        centre[1] = max(0.85 * centre[1], 0.5)
+        camera = Camera(target=centre, distance=min(max(2.6 * radius + 3.0, 8.0), 150.0))
         if self.show_panel:
             camera.pan(-0.5 * PANEL_WIDTH, 0.0, self.window_size()[1])
             camera = Camera(target=camera.target, distance=camera.distance)  # Home returns here
