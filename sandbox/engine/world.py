@@ -482,9 +482,8 @@ class World:
         margins = self._margins(n, dt)
         pairs = self.broad.update(n, d.alive, d.static, d.kind, d.params, d.pos, d.quat,
                                   self.hulls.arrays(), margins)
-        moving = d.alive[:n] & ~d.static[:n] & d.awake[:n]
-        if len(pairs):
-            pairs = pairs[moving[pairs[:, 0]] | moving[pairs[:, 1]]]
+        # sleeping pairs are collided too (cheap), so their contacts stay visible and keep their islands
+        # together; the solver gives them no points, which is where sleeping saves the time
         self.pairs = pairs
         t1 = time.perf_counter()
         self._collide(pairs, margins)
@@ -546,7 +545,7 @@ class World:
         S = s.tuple()
         rule = RESTITUTION_RULES.index(self._restitution_rule)
         npts = solver.prepare_contacts(c.count, c.body_a, c.body_b, c.normal, c.npoints, c.points_a,
-                                       c.points_b, c.first, d.pos, d.quat, d.vel, d.angvel,
+                                       c.points_b, c.first, moving, d.pos, d.quat, d.vel, d.angvel,
                                        d.inv_mass, d.inv_inertia, d.restitution, d.friction, rule,
                                        s.prev_m, s.prev_key, s.prev_first, s.prev_np, s.prev_la,
                                        s.prev_ln, s.prev_lt, max(d.n, 1), S)
@@ -608,7 +607,8 @@ class World:
             solver.apply_restitution(npts, S, d.vel, d.angvel, d.inv_mass, d.inv_inertia, moving,
                                      self.restitution_threshold)
         keep = s.keep_buffers(c.count, npts)
-        solver.store_impulses(c.count, c.first, c.npoints, S, c.impulse, *keep, max(d.n, 1))
+        solver.store_impulses(c.count, c.body_a, c.body_b, c.first, c.npoints, S, c.impulse, *keep,
+                              max(d.n, 1))
         s.prev_key, s.prev_first, s.prev_np, s.prev_la, s.prev_ln, s.prev_lt = keep
         s.prev_m = c.count
         for k, j in enumerate(self.joints):

@@ -158,7 +158,7 @@ def push_pair(va, wa, vb, wb, ima, imb, d, lam, ja, jb):
 
 
 @njit(cache=True)
-def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first,
+def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first, moving,
                      pos, quat, vel, angvel, inv_mass, inv_inertia, restitution, friction, rule,
                      prev_m, prev_key, prev_first, prev_npoints, prev_la, prev_ln, prev_lt, nbodies,
                      S):
@@ -168,7 +168,8 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first,
     two tangents, combined friction √(μa·μb) and restitution, the normal velocity at the start of the step,
     and the impulses of the matching point of the last step (same body pair, anchors within 5 cm in body
     A's frame: contact persistence by proximity). Manifolds arrive sorted by body pair, as do the previous
-    ones, so matching is a merge. ``m_first[i]`` receives the index of manifold i's first point.
+    ones, so matching is a merge. ``m_first[i]`` receives the index of manifold i's first point, or −1
+    for a manifold between two bodies that do not move (asleep or static): it gets no solver points.
     Returns the number of points."""
     cb, cm, cra, crb, cla, clb, cp = S
     k = 0
@@ -180,6 +181,9 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first,
         while j < prev_m and prev_key[j] < key:
             j += 1
         matched = j < prev_m and prev_key[j] == key
+        if not (moving[a] or moving[b]):
+            m_first[i] = -1
+            continue
         n = load3(m_normal, i)
         t1, t2 = tangent_basis(n)
         xa = load3(pos, a)
@@ -418,19 +422,24 @@ def cap_contact_speeds(n, moving, vel, angvel, radius, speed, c, S, max_push, sc
 
 
 @njit(cache=True)
-def store_impulses(m, m_first, m_npoints, S, out_impulse, keep_key, keep_first, keep_np, keep_la,
-                   keep_ln, keep_lt, nbodies):
+def store_impulses(m, mb_a, mb_b, m_first, m_npoints, S, out_impulse, keep_key, keep_first, keep_np,
+                   keep_la, keep_ln, keep_lt, nbodies):
     """Copy the accumulated impulses out: per manifold point into ``out_impulse`` (for drawing and
     events), and into the persistence arrays that next step's ``prepare_contacts`` matches against
-    (the friction impulse kept as a world vector, since the tangents are chosen afresh each step)."""
-    cb, cla, cp = S[0], S[4], S[6]
+    (the friction impulse kept as a world vector, since the tangents are chosen afresh each step).
+    A manifold that had no solver points (both bodies still) reports zero impulses."""
+    cla, cp = S[4], S[6]
     for i in range(m):
+        a = mb_a[i]
+        b = mb_b[i]
         f = m_first[i]
-        a = cb[f, 0]
-        b = cb[f, 1]
         keep_key[i] = min(a, b) * nbodies + max(a, b)
-        keep_first[i] = f
-        keep_np[i] = m_npoints[i]
+        keep_first[i] = max(f, 0)
+        keep_np[i] = m_npoints[i] if f >= 0 else 0
+        for p in range(4):
+            out_impulse[i, p] = 0.0
+        if f < 0:
+            continue
         for p in range(m_npoints[i]):
             k = f + p
             out_impulse[i, p] = cp[k, LAM_N]
