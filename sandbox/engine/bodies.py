@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .core.vecmath import quat_to_mat
+from .core.vecmath import quat_inv_rotate, quat_rotate, quat_to_mat
 from .validate import finite_float, non_negative_float, unit_quaternion, vec
 
 if TYPE_CHECKING:
@@ -42,6 +42,16 @@ _FIELDS: dict[str, tuple[tuple[int, ...], type, float]] = {
     "generation": ((), np.int64, 0),
     "radius": ((), np.float64, 0.0),  # bounding radius about the centre of mass
 }
+
+
+def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate ``v`` by quaternion ``q`` (the Python layer's occasional single vectors)."""
+    return np.array(quat_rotate(tuple(q), tuple(v)))
+
+
+def unrotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate ``v`` by the inverse of quaternion ``q`` (world to body frame)."""
+    return np.array(quat_inv_rotate(tuple(q), tuple(v)))
 
 
 class BodyArrays:
@@ -133,15 +143,13 @@ class Body:
         """Origin of the shape's frame in world coordinates (the centre of mass, except for hulls built
         from off-centre points)."""
         d = self._data
-        r = np.array(quat_to_mat(tuple(d.quat[self.index]))).reshape(3, 3)
-        return d.pos[self.index] - r @ d.com_offset[self.index]
+        return d.pos[self.index] - rotate(d.quat[self.index], d.com_offset[self.index])
 
     @position.setter
     def position(self, value) -> None:
         d = self._data
         p = vec("position", value)
-        r = np.array(quat_to_mat(tuple(d.quat[self.index]))).reshape(3, 3)
-        d.pos[self.index] = p + r @ d.com_offset[self.index]
+        d.pos[self.index] = p + rotate(d.quat[self.index], d.com_offset[self.index])
         self._world._touch(self.index)
 
     @property

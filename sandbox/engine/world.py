@@ -13,13 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bodies import Body, BodyArrays
+from .bodies import Body, BodyArrays, rotate, unrotate
 from .broadphase import BroadPhase
 from .collide import Manifold
 from .contacts import CollisionEvent, ContactArrays, ContactSolverData
 from .core import events, integrate, islands, solver
 from .core.narrowphase import collide_pairs
-from .core.vecmath import quat_inv_rotate, quat_rotate
 from .shapes import ConvexHull, HullTable, Shape
 from .validate import finite_float, non_negative_float, positive_float, unit_quaternion, vec
 
@@ -56,14 +55,14 @@ class DistanceJoint:
     def anchor_world_a(self) -> np.ndarray:
         """The anchor on body A, in world coordinates."""
         d = self._world.data
-        return d.pos[self.body_a.index] + _rotate(d.quat[self.body_a.index], self.local_a)
+        return d.pos[self.body_a.index] + rotate(d.quat[self.body_a.index], self.local_a)
 
     def anchor_world_b(self) -> np.ndarray:
         """The anchor on body B (or the fixed world point), in world coordinates."""
         if self.body_b is None:
             return self.local_b.copy()
         d = self._world.data
-        return d.pos[self.body_b.index] + _rotate(d.quat[self.body_b.index], self.local_b)
+        return d.pos[self.body_b.index] + rotate(d.quat[self.body_b.index], self.local_b)
 
 
 class Grab:
@@ -95,17 +94,7 @@ class Grab:
     def anchor_world(self) -> np.ndarray:
         """The grabbed point of the body, in world coordinates, now."""
         d = self._world.data
-        return d.pos[self.body.index] + _rotate(d.quat[self.body.index], self.local_anchor)
-
-
-def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Rotate ``v`` by quaternion ``q`` (the Python layer's occasional single vectors)."""
-    return np.array(quat_rotate(tuple(q), tuple(v)))
-
-
-def _unrotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Rotate ``v`` by the inverse of quaternion ``q`` (world to body frame)."""
-    return np.array(quat_inv_rotate(tuple(q), tuple(v)))
+        return d.pos[self.body.index] + rotate(d.quat[self.body.index], self.local_anchor)
 
 
 class World:
@@ -279,7 +268,7 @@ class World:
         d.kind[i] = shape.kind
         d.params[i] = params
         d.quat[i] = q
-        d.pos[i] = p + _rotate(q, d.com_offset[i])
+        d.pos[i] = p + rotate(q, d.com_offset[i])
         d.restitution[i] = e
         d.friction[i] = mu
         d.gravity_scale[i] = gs
@@ -395,7 +384,7 @@ class World:
         distance), or a rope that only pulls. Anchors default to the centres of mass."""
         da = a._data
         pa = vec("anchor_a", anchor_a) if anchor_a is not None else da.pos[a.index].copy()
-        la = _unrotate((da.quat[a.index]), pa - da.pos[a.index])
+        la = unrotate(da.quat[a.index], pa - da.pos[a.index])
         if b is None:
             if anchor_b is None:
                 raise ValueError("anchor_b (a world point) is required when b is None")
@@ -404,7 +393,7 @@ class World:
         else:
             db = b._data
             pb = vec("anchor_b", anchor_b) if anchor_b is not None else db.pos[b.index].copy()
-            lb = _unrotate((db.quat[b.index]), pb - db.pos[b.index])
+            lb = unrotate(db.quat[b.index], pb - db.pos[b.index])
         if length is None:
             length = float(np.linalg.norm(pb - pa))
         length = non_negative_float("length", length)
@@ -434,7 +423,7 @@ class World:
         p = vec("world_point", world_point)
         g = float(np.linalg.norm(self._gravity)) or 9.81
         mf = 50.0 * d.mass[body.index] * g if max_force is None else positive_float("max_force", max_force)
-        local = _unrotate((d.quat[body.index]), p - d.pos[body.index])
+        local = unrotate(d.quat[body.index], p - d.pos[body.index])
         grab = Grab(self, body, local, p, mf, positive_float("frequency", frequency),
                     non_negative_float("damping_ratio", damping_ratio))
         self.grabs.append(grab)

@@ -107,17 +107,6 @@ def point_velocity(vel, angvel, i, r):
 
 
 @njit(cache=True)
-def effective_mass(inv_mass, inv_inertia, a, b, ra, rb, d):
-    """1 / (1/ma + 1/mb + (Ia⁻¹(ra×d))×ra·d + (Ib⁻¹(rb×d))×rb·d): the mass that an impulse along ``d`` at
-    the contact sees (the seed's impulse formula with its angular terms); 0 when both are immovable."""
-    rad = cross(ra, d)
-    rbd = cross(rb, d)
-    k = (inv_mass[a] + inv_mass[b] + dot(rad, mat_vec(load_mat(inv_inertia, a), rad))
-         + dot(rbd, mat_vec(load_mat(inv_inertia, b), rbd)))
-    return 1.0 / k if k > 0.0 else 0.0
-
-
-@njit(cache=True)
 def apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, p):
     """Apply impulse ``p`` to body b at ``rb`` and ``-p`` to body a at ``ra``."""
     store3(vel, a, mad(load3(vel, a), p, -inv_mass[a]))
@@ -215,14 +204,17 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first, mo
                 d = n if direction == 0 else (t1 if direction == 1 else t2)
                 rad = cross(ra, d)
                 rbd = cross(rb, d)
+                iad = mat_vec(ia, rad)
+                ibd = mat_vec(ib, rbd)
                 col = JAC + 12 * direction
                 put3(cp, k, col, rad)
                 put3(cp, k, col + 3, rbd)
-                put3(cp, k, col + 6, mat_vec(ia, rad))
-                put3(cp, k, col + 9, mat_vec(ib, rbd))
-            cp[k, MASS_N] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, n)
-            cp[k, MASS_T1] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, t1)
-            cp[k, MASS_T2] = effective_mass(inv_mass, inv_inertia, a, b, ra, rb, t2)
+                put3(cp, k, col + 6, iad)
+                put3(cp, k, col + 9, ibd)
+                # the effective mass along d: 1 / (1/ma + 1/mb + (ra×d)·Ia⁻¹(ra×d) + (rb×d)·Ib⁻¹(rb×d)),
+                # the seed's impulse formula with its angular terms; 0 when both bodies are immovable
+                inv_k = inv_mass[a] + inv_mass[b] + dot(rad, iad) + dot(rbd, ibd)
+                cp[k, MASS_N + direction] = 1.0 / inv_k if inv_k > 0.0 else 0.0
             cp[k, MU] = mu
             cp[k, E] = e
             dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
