@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core.solver import ROW
+from .core.solver import ND, NF, NV, STRIDE
 
 
 class ContactArrays:
@@ -43,12 +43,15 @@ class ContactArrays:
 
 
 class ContactSolverData:
-    """Per-point solver state (see ``core/solver.py`` for the meaning of each array and of the columns
-    of ``cp``), grown by doubling, plus the persistent copy of last step's impulses that warm starting
-    matches against."""
+    """The solver's state (see ``core/solver.py`` for the meaning of each array): per contact point,
+    per manifold (the colouring's order) and per block, plus the wide array ``cw`` of the points' fields,
+    each grown by doubling; and the persistent copy of last step's impulses that warm starting matches
+    against."""
 
     def __init__(self) -> None:
-        self.capacity = 0
+        self.points = 0
+        self.manifolds = 0
+        self.bodies = 0
         self.prev_m = 0
         self.prev_key = np.zeros(1, np.int64)
         self.prev_first = np.zeros(1, np.int64)
@@ -56,24 +59,47 @@ class ContactSolverData:
         self.prev_la = np.zeros((1, 3))
         self.prev_ln = np.zeros(1)
         self.prev_lt = np.zeros((1, 3))
-        self.ensure(64)
+        self.cw = np.zeros(NF * STRIDE)
+        self.V = np.zeros(NV * STRIDE)  # a block's gathered body velocities and inverse masses
+        self.D = np.zeros(ND * STRIDE)  # a block's displacements since the step began
+        self.ensure(64, 16, 16)
 
-    def ensure(self, points: int) -> None:
-        if points <= self.capacity:
-            return
-        cap = max(points, 2 * self.capacity)
-        self.cb = np.zeros((cap, 2), np.int64)
-        self.cm = np.zeros(cap, np.int64)
-        self.cra = np.zeros((cap, 3))
-        self.crb = np.zeros((cap, 3))
-        self.cla = np.zeros((cap, 3))
-        self.clb = np.zeros((cap, 3))
-        self.cp = np.zeros((cap, ROW))
-        self.capacity = cap
+    def ensure(self, points: int, manifolds: int, bodies: int) -> None:
+        """Make room for this many contact points, manifolds and bodies (contents are not kept)."""
+        if points > self.points:
+            cap = max(points, 2 * self.points)
+            self.cb = np.zeros((cap, 2), np.int64)
+            self.cla = np.zeros((cap, 3))
+            self.clb = np.zeros((cap, 3))
+            self.cra = np.zeros((cap, 3))
+            self.crb = np.zeros((cap, 3))
+            self.cidx = np.zeros(cap, np.int64)
+            self.points = cap
+        if manifolds > self.manifolds:
+            cap = max(manifolds, 2 * self.manifolds)
+            self.order = np.zeros(cap, np.int64)
+            self.blk_start = np.zeros(cap, np.int64)
+            self.blk_lanes = np.zeros(cap, np.int64)
+            self.blk_slots = np.zeros(cap, np.int64)
+            self.blk_off = np.zeros(cap, np.int64)
+            self.match = np.zeros(cap, np.int64)  # each manifold's row in last step's, or -1
+            self.manifolds = cap
+        if bodies > self.bodies:
+            self.mask = np.zeros(max(bodies, 2 * self.bodies), np.int64)
+            self.bodies = len(self.mask)
 
-    def tuple(self) -> tuple:
-        """The arrays in the order the kernels unpack them."""
-        return (self.cb, self.cm, self.cra, self.crb, self.cla, self.clb, self.cp)
+    def ensure_wide(self, floats: int) -> None:
+        """Make room for ``floats`` values in the wide array (contents are not kept)."""
+        if floats > len(self.cw):
+            self.cw = np.zeros(max(floats, 2 * len(self.cw)))
+
+    def points_tuple(self) -> tuple:
+        """The per-point arrays in the order the kernels unpack them."""
+        return (self.cb, self.cla, self.clb, self.cra, self.crb, self.cidx, self.cw)
+
+    def blocks_tuple(self) -> tuple:
+        """The colouring's order and the block tables, in the order the kernels unpack them."""
+        return (self.order, self.blk_start, self.blk_lanes, self.blk_slots, self.blk_off)
 
     def keep_buffers(self, manifolds: int, points: int) -> tuple:
         """Fresh arrays to receive this step's impulses for the next step's warm start."""

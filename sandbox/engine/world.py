@@ -17,7 +17,7 @@ from .bodies import Body, BodyArrays, rotate, unrotate
 from .broadphase import BroadPhase
 from .collide import Manifold
 from .contacts import CollisionEvent, ContactArrays, ContactSolverData
-from .core import events, integrate, islands, solver
+from .core import events, integrate, islands, solver, substeps
 from .core.narrowphase import collide_pairs
 from .shapes import ConvexHull, HullTable, Shape
 from .validate import finite_float, non_negative_float, positive_float, unit_quaternion, vec
@@ -529,96 +529,58 @@ class World:
         s = self._solver
         moving = d.alive[:n] & ~d.static[:n] & d.awake[:n]
         ts = time.perf_counter()
-        npts = c.point_count()
-        s.ensure(max(npts, 1))
-        S = s.tuple()
+        s.ensure(max(c.point_count(), 1), max(c.count, 1), max(d.n, 1))
+        B = s.blocks_tuple()
+        nb, floats, npts = solver.color_contacts(c.count, c.body_a, c.body_b, c.npoints, moving, c.first,
+                                                 s.cidx, s.order, s.blk_start, s.blk_lanes, s.blk_slots,
+                                                 s.blk_off, s.mask)
+        s.ensure_wide(floats)
+        S = s.points_tuple()
         rule = RESTITUTION_RULES.index(self._restitution_rule)
-        npts = solver.prepare_contacts(c.count, c.body_a, c.body_b, c.normal, c.npoints, c.points_a,
-                                       c.points_b, c.first, moving, d.pos, d.quat, d.vel, d.angvel,
-                                       d.inv_mass, d.inv_inertia, d.restitution, d.friction, rule,
-                                       s.prev_m, s.prev_key, s.prev_first, s.prev_np, s.prev_la,
-                                       s.prev_ln, s.prev_lt, max(d.n, 1), S)
-        nj, jb, jla, jlb, jlen, jrope, jlam, jworld = self._joints_packed()
-        jlam[:] = 0.0
-        for g in self.grabs:
-            g.impulse[:] = 0.0
-        h = dt / self._substeps
-        base, extra = divmod(self._iterations, self._substeps)
-        # Box2D v3's rule: the contact spring may not be stiffer than a quarter of the sub-step rate
-        hertz = min(self.contact_hertz, 0.25 / h)
+        solver.match_previous(c.count, c.body_a, c.body_b, c.first, s.prev_m, s.prev_key, max(d.n, 1),
+                              s.match)
+        solver.prepare_contacts(nb, B, c.body_a, c.body_b, c.normal, c.npoints, c.points_a, c.points_b,
+                                c.first, moving, d.pos, d.quat, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
+                                d.restitution, d.friction, rule, s.match, s.prev_first, s.prev_np,
+                                s.prev_la, s.prev_ln, s.prev_lt, S)
+        joints = self._joints_packed()
+        joints[6][:] = 0.0
+        ng = len(self.grabs)
+        grabs = (ng, np.array([g.body.index for g in self.grabs] or [0], np.int64),
+                 np.array([g.local_anchor for g in self.grabs] or [(0.0, 0.0, 0.0)]),
+                 np.array([g._target for g in self.grabs] or [(0.0, 0.0, 0.0)]),
+                 np.zeros((max(ng, 1), 3)),
+                 np.array([(g.frequency, g.damping_ratio, g.max_force) for g in self.grabs]
+                          or [(0.0, 0.0, 0.0)]))
         if len(self._speed) < n:
             self._speed = np.zeros(d.capacity)
             self._scratch = np.zeros(d.capacity)
             self._dpos = np.zeros((d.capacity, 3))
             self._drot = np.zeros((d.capacity, 3))
-        dpos, drot = self._dpos, self._drot
-        dpos[:n] = 0.0
-        drot[:n] = 0.0
-        grav = (float(self._gravity[0]), float(self._gravity[1]), float(self._gravity[2]))
-        t_int = 0.0
-        mode = self._response
-        solver.record_speeds(n, moving, d.vel, d.angvel, d.radius, self._speed)
-        for sub in range(self._substeps):
-            iters = max(base + (sub < extra), 1)
-            ti = time.perf_counter()
-            integrate.integrate_velocities(n, moving, d.vel, d.angvel, d.quat, d.force, d.torque, d.inv_mass,
-                                           d.inv_inertia_local, d.gravity_scale, grav, h,
-                                           self.linear_damping, self.angular_damping)
-            t_int += time.perf_counter() - ti
-            if mode == "impulse":
-                solver.warm_start(npts, S, d.vel, d.angvel, d.inv_mass, d.inv_inertia, moving)
-                self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, True)
-                for _ in range(iters):
-                    self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, False)
-                    solver.solve_contacts(npts, S, dpos, drot, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
-                                          moving, h, True, hertz, self.contact_damping_ratio,
-                                          self.max_push_velocity, self.linear_slop)
-            elif mode == "penalty":
-                self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, False)
-                solver.penalty_contacts(npts, S, d.pos, d.quat, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
-                                        moving, h, self.penalty_hertz, self.penalty_damping_ratio)
-            else:
-                self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, True, False)
-            ti = time.perf_counter()
-            integrate.integrate_positions(n, moving, d.pos, d.quat, d.vel, d.angvel, d.inv_inertia_local,
-                                          d.inv_inertia, h, dpos, drot)
-            t_int += time.perf_counter() - ti
-            if mode == "impulse":
-                self._solve_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, False, False)
-                solver.solve_contacts(npts, S, dpos, drot, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
-                                      moving, h, False, hertz, self.contact_damping_ratio,
-                                      self.max_push_velocity, self.linear_slop)
-            elif mode == "projection":
-                solver.project_contacts(npts, S, d.pos, d.quat, d.inv_mass, moving)
-            solver.cap_contact_speeds(n, moving, d.vel, d.angvel, d.radius, self._speed, npts, S,
-                                      self.max_push_velocity, self._scratch)
-        if mode == "impulse":
-            solver.apply_restitution(npts, S, d.vel, d.angvel, d.inv_mass, d.inv_inertia, moving,
-                                     self.restitution_threshold)
+        bodies = (n, moving, d.pos, d.quat, d.vel, d.angvel, d.force, d.torque, d.inv_mass,
+                  d.inv_inertia_local, d.inv_inertia, d.gravity_scale, d.radius, self._dpos, self._drot,
+                  self._speed, self._scratch)
+        # all floats, whatever the user assigned: a tuple of another type would be compiled afresh
+        settings = tuple(float(x) for x in (
+            *self._gravity, self.linear_damping, self.angular_damping, self.contact_hertz,
+            self.contact_damping_ratio, self.max_push_velocity, self.linear_slop, self.joint_hertz,
+            self.joint_damping_ratio, self.penalty_hertz, self.penalty_damping_ratio,
+            self.restitution_threshold))
+        contacts = (npts, nb, B, c.body_a, c.body_b, S, s.V, s.D)
+        t_int = substeps.run_substeps(RESPONSES.index(self._response), self._substeps, self._iterations,
+                                      float(dt), bodies, contacts, joints, grabs, settings)
         keep = s.keep_buffers(c.count, npts)
         solver.store_impulses(c.count, c.body_a, c.body_b, c.first, c.npoints, S, c.impulse, *keep,
                               max(d.n, 1))
         s.prev_key, s.prev_first, s.prev_np, s.prev_la, s.prev_ln, s.prev_lt = keep
         s.prev_m = c.count
         for k, j in enumerate(self.joints):
-            j.impulse = float(jlam[k])
-        for g in self.grabs:
-            g.force = g.impulse / dt
+            j.impulse = float(joints[6][k])
+        for k, grab in enumerate(self.grabs):
+            grab.impulse = grabs[4][k].copy()
+            grab.force = grab.impulse / dt
         self.timings["integrate"] = t_int * 1e3
         self.timings["solve"] = (time.perf_counter() - ts - t_int) * 1e3
-
-    def _solve_joints(self, nj, jb, jla, jlb, jlen, jrope, jlam, jworld, moving, h, use_bias, warm) -> None:
-        d = self.data
-        if nj:
-            solver.solve_distance_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, d.pos, d.quat, d.vel,
-                                         d.angvel, d.inv_mass, d.inv_inertia, moving, h, use_bias,
-                                         self.joint_hertz, self.joint_damping_ratio, warm)
-        if warm:
-            return
-        for g in self.grabs:
-            solver.solve_grab(g.body.index, g.local_anchor, g._target, g.impulse, d.pos, d.quat, d.vel,
-                              d.angvel, d.inv_mass, d.inv_inertia, h, g.frequency, g.damping_ratio,
-                              g.max_force, use_bias)
 
     # -------------------------------------------------------------------------------------------------
     # results

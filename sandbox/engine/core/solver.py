@@ -11,23 +11,42 @@ damper expressed through the constraint's effective mass) is why we prefer it to
 stiffness is bounded by the sub-step rate, so deep overlaps come apart smoothly instead of exploding, and
 the relax pass removes the velocity that the bias added.
 
-The solver state of contact point k lives in ``ContactSolverData`` (``sandbox/engine/contacts.py``):
-``cb[k] = (a, b)``, the bodies; ``cm[k]``, its manifold; ``cra``/``crb``, the anchors (contact point minus
-centre of mass, world frame) and ``cla``/``clb``, the same anchors in each body's frame; and ``cp[k]``, one
-row of floats that the inner loops read front to back (one contiguous row per point keeps the passes
-streaming through memory). Its columns, named by the constants below: the unit normal (A to B) and two
-tangents; twelve cached angular Jacobian rows, four per direction d ∈ (n, t1, t2): ra×d, rb×d, Ia⁻¹(ra×d),
-Ib⁻¹(rb×d), so that a point's relative velocity along d is (vb − va)·d + ωb·(rb×d) − ωa·(ra×d) and an
-impulse λ along d changes ωa by −λ·Ia⁻¹(ra×d), with no matrix product in the inner loop; the effective
-masses along n, t1, t2; friction μ; restitution e; the normal velocity at the start of the step; the
-approach speed at impact; the separation when the contact was made; the accumulated impulses along n,
-t1, t2; and the largest normal impulse of the step.
+**Graph colouring and wide blocks** (Box2D v3, Rapier). Sequential impulses solve one contact after
+another, each seeing the velocities the last one left, and a solver that does exactly that is bound by
+the latency of that chain. But two manifolds that share no moving body do not interact within a pass, so
+the order among them is free. ``color_contacts`` colours the manifolds greedily so that no two manifolds
+of one colour share a moving body (static and sleeping bodies do not count: nothing writes their
+velocities), and cuts each colour into blocks of up to ``L`` manifolds, the block's *lanes*. A pass
+gathers a block's body velocities into lane rows, solves the block's first points of all lanes side by
+side, then the second points, and so on, and scatters the velocities back. The lane loops have no
+dependence from one lane to the next, which lets the compiler turn them into SIMD instructions: the same
+Gauss–Seidel sweep as solving the manifolds one by one in colour order, computed several lanes at a time.
+Manifolds that find no free colour (a body touching very many others) go to blocks of one lane, solved
+one after another.
+
+**Layout.** A block's data is ``slots`` (its largest point count) groups of ``NF`` rows of ``L`` floats in
+the flat array ``cw``: field ``f`` of the point in slot ``p``, lane ``j`` of a block starting at ``off``
+is ``cw[off + (p·NF + f)·L + j]``. The fields, named by the constants below: the unit normal (A to B) and
+two tangents; twelve cached angular Jacobian rows, four per direction d ∈ (n, t1, t2): ra×d, rb×d,
+Ia⁻¹(ra×d), Ib⁻¹(rb×d), so that a point's relative velocity along d is (vb − va)·d + ωb·(rb×d) − ωa·(ra×d)
+and an impulse λ along d changes ωa by −λ·Ia⁻¹(ra×d), with no matrix product in the inner loop; the
+effective masses along n, t1, t2; friction μ; restitution e; the normal velocity at the start of the step;
+the approach speed at impact; the separation when the contact was made; the accumulated impulses along
+n, t1, t2; and the largest normal impulse of the step. Contact point k (numbered manifold by manifold)
+keeps ``cidx[k]``, the index of its field 0, so the once-per-step kernels reach any field as
+``cw[cidx[k] + f·L]``; it also keeps its bodies ``cb[k]``, its anchors relative to each centre of mass in
+the world (``cra``, ``crb``) and body frames (``cla``, ``clb``). Slots beyond a manifold's point count are
+zero (no mass, no impulse) and solve to nothing.
+
+Indices into ``cw`` are converted to unsigned (``at``): numba wraps a negative signed index around, and
+that check, in every access, hides from LLVM that the lanes are consecutive addresses.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from .vecmath import (
@@ -54,11 +73,15 @@ RULE_MIN = 1
 RULE_MAX = 2
 RULE_AVERAGE = 3
 
-# columns of a contact point's row ``cp[k]``
-N = 0  # normal, 3 columns
-T1 = 3  # first tangent, 3 columns
-T2 = 6  # second tangent, 3 columns
-JAC = 9  # 12 Jacobian rows of 3 columns: JAC + 3·(4·direction + which)
+L = 32  # lanes per block
+STRIDE = 36  # floats from one row to the next: not a power of two, or all rows would share a few cache sets
+COLORS = 32  # colours tried before a manifold goes to the overflow (one bit each in an int64 mask)
+
+# fields of a contact point: rows of L lanes
+N = 0  # normal, 3 rows
+T1 = 3  # first tangent, 3 rows
+T2 = 6  # second tangent, 3 rows
+JAC = 9  # 12 Jacobian rows of 3: JAC + 3·(4·direction + which)
 MASS_N = 45
 MASS_T1 = 46
 MASS_T2 = 47
@@ -71,7 +94,21 @@ LAM_N = 53
 LAM_T1 = 54
 LAM_T2 = 55
 LAM_MAX = 56
-ROW = 64  # row length (padded to whole cache lines)
+NF = 57
+
+# rows of a block's gathered body state ``V``: velocities and inverse masses of bodies a and b
+VA = 0
+WA = 3
+VB = 6
+WB = 9
+IMA = 12
+IMB = 13
+NV = 14
+# rows of ``D``: displacement of b relative to a, and each body's rotation vector, since the step began
+DX = 0
+DRA = 3
+DRB = 6
+ND = 9
 
 
 @njit(cache=True)
@@ -116,26 +153,6 @@ def apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, p):
 
 
 @njit(cache=True)
-def get3(cp, k, col):
-    """Three columns of point ``k``'s row, read in place (a slice would cost a reference count)."""
-    return (cp[k, col], cp[k, col + 1], cp[k, col + 2])
-
-
-@njit(cache=True)
-def put3(cp, k, col, v):
-    cp[k, col] = v[0]
-    cp[k, col + 1] = v[1]
-    cp[k, col + 2] = v[2]
-
-
-@njit(cache=True)
-def jac(cp, k, direction, which):
-    """Cached Jacobian row of point ``k``: ``direction`` 0, 1, 2 for n, t1, t2; ``which`` 0: ra×d,
-    1: rb×d, 2: Ia⁻¹(ra×d), 3: Ib⁻¹(rb×d)."""
-    return get3(cp, k, JAC + 3 * (4 * direction + which))
-
-
-@njit(cache=True)
 def push_pair(va, wa, vb, wb, ima, imb, d, lam, ja, jb):
     """Velocities of bodies a and b after the impulse ``lam`` along ``d`` (−lam on a), with the cached
     angular responses ``ja`` = Ia⁻¹(ra×d) and ``jb`` = Ib⁻¹(rb×d)."""
@@ -143,25 +160,114 @@ def push_pair(va, wa, vb, wb, ima, imb, d, lam, ja, jb):
 
 
 # ---------------------------------------------------------------------------------------------------
+# The wide layout: rows of L lanes
+
+
+@njit(cache=True)
+def at(base, f, j):
+    """Unsigned index of row ``f``, lane ``j`` of the rows starting at ``base``."""
+    return np.uint64(base + f * STRIDE + j)
+
+
+@njit(cache=True)
+def get3(w, base, f, j):
+    """Rows ``f``, ``f+1``, ``f+2`` of lane ``j`` as a vector."""
+    return (w[at(base, f, j)], w[at(base, f + 1, j)], w[at(base, f + 2, j)])
+
+
+@njit(cache=True)
+def put3(w, base, f, j, v):
+    w[at(base, f, j)] = v[0]
+    w[at(base, f + 1, j)] = v[1]
+    w[at(base, f + 2, j)] = v[2]
+
+
+@njit(cache=True)
+def jac(w, base, j, direction, which):
+    """Cached Jacobian row of lane ``j``: ``direction`` 0, 1, 2 for n, t1, t2; ``which`` 0: ra×d,
+    1: rb×d, 2: Ia⁻¹(ra×d), 3: Ib⁻¹(rb×d)."""
+    return get3(w, base, JAC + 3 * (4 * direction + which), j)
+
+
+# ---------------------------------------------------------------------------------------------------
 # Contacts
 
 
 @njit(cache=True)
-def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first, moving,
-                     pos, quat, vel, angvel, inv_mass, inv_inertia, restitution, friction, rule,
-                     prev_m, prev_key, prev_first, prev_npoints, prev_la, prev_ln, prev_lt, nbodies,
-                     S):
-    """Turn the manifolds into solver contact points (one per manifold point) and warm-start them.
+def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, order, blk_start, blk_lanes,
+                   blk_slots, blk_off, mask):
+    """Colour the manifolds and cut the colours into blocks (see the module's docstring).
 
-    For each point: anchors relative to each centre of mass, the effective masses along the normal and
-    two tangents, combined friction √(μa·μb) and restitution, the normal velocity at the start of the step,
-    and the impulses of the matching point of the last step (same body pair, anchors within 5 cm in body
-    A's frame: contact persistence by proximity). Manifolds arrive sorted by body pair, as do the previous
-    ones, so matching is a merge. ``m_first[i]`` receives the index of manifold i's first point, or −1
-    for a manifold between two bodies that do not move (asleep or static): it gets no solver points.
-    Returns the number of points."""
-    cb, cm, cra, crb, cla, clb, cp = S
+    Greedy colouring (Box2D v3's graph colouring): manifold by manifold, the lowest colour that neither
+    of its moving bodies already has (``mask`` holds a bit per colour per body). Within a colour the
+    manifolds are ordered by point count, largest first, so that a block's lanes have like counts; runs
+    of up to ``L`` make the blocks. ``m_first[i]`` receives the number of manifold i's first contact point
+    (points are numbered manifold by manifold), or −1 for a manifold between two bodies that do not move
+    (asleep or static): it gets no solver points. ``cidx[k]`` receives point k's place in ``cw``.
+    Returns (blocks, floats of ``cw`` used, contact points)."""
+    color = np.full(m, -1, np.int64)
+    count = np.zeros((COLORS + 1) * 4, np.int64)
+    for i in range(m):
+        a = mb_a[i]
+        b = mb_b[i]
+        mask[a] = 0
+        mask[b] = 0
     k = 0
+    for i in range(m):
+        a = mb_a[i]
+        b = mb_b[i]
+        if not (moving[a] or moving[b]):
+            m_first[i] = -1
+            continue
+        m_first[i] = k
+        k += m_npoints[i]
+        used = (mask[a] if moving[a] else 0) | (mask[b] if moving[b] else 0)
+        c = 0
+        while c < COLORS and (used >> c) & 1:
+            c += 1
+        if c < COLORS:
+            bit = np.int64(1) << c
+            if moving[a]:
+                mask[a] |= bit
+            if moving[b]:
+                mask[b] |= bit
+        color[i] = c
+        count[4 * c + 4 - m_npoints[i]] += 1
+    # counting sort by (colour, point count descending)
+    start = np.zeros(len(count) + 1, np.int64)
+    for key in range(len(count)):
+        start[key + 1] = start[key] + count[key]
+    for i in range(m):
+        if color[i] >= 0:
+            key = 4 * color[i] + 4 - m_npoints[i]
+            order[start[key]] = i
+            start[key] += 1
+    total = start[len(count)]
+    nb = 0
+    off = 0
+    prev = -1
+    for s in range(total):
+        i = order[s]
+        c = color[i]
+        if c != prev or c == COLORS or blk_lanes[nb - 1] == L:
+            blk_start[nb] = s
+            blk_lanes[nb] = 0
+            blk_slots[nb] = m_npoints[i]
+            blk_off[nb] = off
+            off += m_npoints[i] * NF * STRIDE
+            nb += 1
+            prev = c
+        j = blk_lanes[nb - 1]
+        for p in range(m_npoints[i]):
+            cidx[m_first[i] + p] = blk_off[nb - 1] + p * NF * STRIDE + j
+        blk_lanes[nb - 1] = j + 1
+    return nb, off, k
+
+
+@njit(cache=True)
+def match_previous(m, mb_a, mb_b, m_first, prev_m, prev_key, nbodies, match):
+    """``match[i]``: the row of last step's manifolds with manifold i's body pair, or −1. Both lists are
+    sorted by pair, so this is one merge."""
     j = 0
     for i in range(m):
         a = mb_a[i]
@@ -169,107 +275,237 @@ def prepare_contacts(m, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first, mo
         key = min(a, b) * nbodies + max(a, b)
         while j < prev_m and prev_key[j] < key:
             j += 1
-        matched = j < prev_m and prev_key[j] == key
-        if not (moving[a] or moving[b]):
-            m_first[i] = -1
-            continue
-        n = load3(m_normal, i)
-        t1, t2 = tangent_basis(n)
-        xa = load3(pos, a)
-        xb = load3(pos, b)
-        qa = load4(quat, a)
-        qb = load4(quat, b)
-        ia = load_mat(inv_inertia, a)
-        ib = load_mat(inv_inertia, b)
-        mu = math.sqrt(friction[a] * friction[b])
-        e = combine_restitution(restitution[a], restitution[b], rule)
-        m_first[i] = k
-        for p in range(m_npoints[i]):
-            pa = (m_pa[i, p, 0], m_pa[i, p, 1], m_pa[i, p, 2])
-            pb = (m_pb[i, p, 0], m_pb[i, p, 1], m_pb[i, p, 2])
-            ra = sub(pa, xa)
-            rb = sub(pb, xb)
-            la = quat_inv_rotate(qa, ra)
-            cb[k, 0] = a
-            cb[k, 1] = b
-            cm[k] = i
-            store3(cra, k, ra)
-            store3(crb, k, rb)
-            store3(cla, k, la)
-            store3(clb, k, quat_inv_rotate(qb, rb))
-            put3(cp, k, N, n)
-            put3(cp, k, T1, t1)
-            put3(cp, k, T2, t2)
-            for direction in range(3):
-                d = n if direction == 0 else (t1 if direction == 1 else t2)
-                rad = cross(ra, d)
-                rbd = cross(rb, d)
-                iad = mat_vec(ia, rad)
-                ibd = mat_vec(ib, rbd)
-                col = JAC + 12 * direction
-                put3(cp, k, col, rad)
-                put3(cp, k, col + 3, rbd)
-                put3(cp, k, col + 6, iad)
-                put3(cp, k, col + 9, ibd)
-                # the effective mass along d: 1 / (1/ma + 1/mb + (ra×d)·Ia⁻¹(ra×d) + (rb×d)·Ib⁻¹(rb×d)),
-                # the seed's impulse formula with its angular terms; 0 when both bodies are immovable
-                inv_k = inv_mass[a] + inv_mass[b] + dot(rad, iad) + dot(rbd, ibd)
-                cp[k, MASS_N + direction] = 1.0 / inv_k if inv_k > 0.0 else 0.0
-            cp[k, MU] = mu
-            cp[k, E] = e
-            dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
-            cp[k, VN0] = dot(dv, n)
-            cp[k, APPROACH] = 0.0
-            cp[k, SEP0] = dot(sub(pb, pa), n)
-            cp[k, LAM_N] = 0.0
-            cp[k, LAM_T1] = 0.0
-            cp[k, LAM_T2] = 0.0
-            cp[k, LAM_MAX] = 0.0
-            if matched:
-                best = 0.05 * 0.05
-                for q in range(prev_npoints[j]):
-                    pk = prev_first[j] + q
-                    d = sub(load3(prev_la, pk), la)
-                    d2 = dot(d, d)
-                    if d2 < best:
-                        best = d2
-                        cp[k, LAM_N] = prev_ln[pk]
-                        ft = load3(prev_lt, pk)
-                        cp[k, LAM_T1] = dot(ft, t1)
-                        cp[k, LAM_T2] = dot(ft, t2)
-            k += 1
-    return k
+        match[i] = j if (j < prev_m and prev_key[j] == key and m_first[i] >= 0) else -1
 
 
 @njit(cache=True)
-def warm_start(c, S, vel, angvel, inv_mass, inv_inertia, moving):
+def prepare_contacts(nb, B, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first, moving,
+                     pos, quat, vel, angvel, inv_mass, inv_inertia, restitution, friction, rule,
+                     match, prev_first, prev_npoints, prev_la, prev_ln, prev_lt, S):
+    """Turn the manifolds into solver contact points (one per manifold point) and warm-start them.
+
+    For each point: anchors relative to each centre of mass, the effective masses along the normal and
+    two tangents, combined friction √(μa·μb) and restitution, the normal velocity at the start of the step,
+    and the impulses of the matching point of the last step (the same body pair, found by
+    ``match_previous``, and anchors within 5 cm in body A's frame: contact persistence by proximity). A
+    body that does not move counts as immovable (no inverse mass or inertia), so that nothing the solver
+    does can change it. Runs after ``color_contacts``, block by block so that the writes to ``cw`` stay
+    close together; the slots of a lane beyond its manifold's points are zeroed."""
+    cb, cla, clb, cra, crb, cidx, cw = S
+    order, blk_start, blk_lanes, blk_slots, blk_off = B
+    zero = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    for blk in range(nb):
+        for lane in range(blk_lanes[blk]):
+            i = order[blk_start[blk] + lane]
+            a = mb_a[i]
+            b = mb_b[i]
+            n = load3(m_normal, i)
+            t1, t2 = tangent_basis(n)
+            xa = load3(pos, a)
+            xb = load3(pos, b)
+            qa = load4(quat, a)
+            qb = load4(quat, b)
+            ima = inv_mass[a] if moving[a] else 0.0
+            imb = inv_mass[b] if moving[b] else 0.0
+            ia = load_mat(inv_inertia, a) if moving[a] else zero
+            ib = load_mat(inv_inertia, b) if moving[b] else zero
+            mu = math.sqrt(friction[a] * friction[b])
+            e = combine_restitution(restitution[a], restitution[b], rule)
+            j = match[i]
+            for p in range(m_npoints[i]):
+                k = m_first[i] + p
+                c = cidx[k]
+                pa = (m_pa[i, p, 0], m_pa[i, p, 1], m_pa[i, p, 2])
+                pb = (m_pb[i, p, 0], m_pb[i, p, 1], m_pb[i, p, 2])
+                ra = sub(pa, xa)
+                rb = sub(pb, xb)
+                la = quat_inv_rotate(qa, ra)
+                cb[k, 0] = a
+                cb[k, 1] = b
+                store3(cra, k, ra)
+                store3(crb, k, rb)
+                store3(cla, k, la)
+                store3(clb, k, quat_inv_rotate(qb, rb))
+                put3(cw, c, N, 0, n)
+                put3(cw, c, T1, 0, t1)
+                put3(cw, c, T2, 0, t2)
+                for direction in range(3):
+                    d = n if direction == 0 else (t1 if direction == 1 else t2)
+                    rad = cross(ra, d)
+                    rbd = cross(rb, d)
+                    iad = mat_vec(ia, rad)
+                    ibd = mat_vec(ib, rbd)
+                    f = JAC + 12 * direction
+                    put3(cw, c, f, 0, rad)
+                    put3(cw, c, f + 3, 0, rbd)
+                    put3(cw, c, f + 6, 0, iad)
+                    put3(cw, c, f + 9, 0, ibd)
+                    # the effective mass along d: 1 / (1/ma + 1/mb + (ra×d)·Ia⁻¹(ra×d) + (rb×d)·Ib⁻¹(rb×d)),
+                    # the seed's impulse formula with its angular terms; 0 when both bodies are immovable
+                    inv_k = ima + imb + dot(rad, iad) + dot(rbd, ibd)
+                    cw[at(c, MASS_N + direction, 0)] = 1.0 / inv_k if inv_k > 0.0 else 0.0
+                cw[at(c, MU, 0)] = mu
+                cw[at(c, E, 0)] = e
+                dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
+                cw[at(c, VN0, 0)] = dot(dv, n)
+                cw[at(c, APPROACH, 0)] = 0.0
+                cw[at(c, SEP0, 0)] = dot(sub(pb, pa), n)
+                cw[at(c, LAM_N, 0)] = 0.0
+                cw[at(c, LAM_T1, 0)] = 0.0
+                cw[at(c, LAM_T2, 0)] = 0.0
+                cw[at(c, LAM_MAX, 0)] = 0.0
+                if j >= 0:
+                    best = 0.05 * 0.05
+                    for q in range(prev_npoints[j]):
+                        pk = prev_first[j] + q
+                        d = sub(load3(prev_la, pk), la)
+                        d2 = dot(d, d)
+                        if d2 < best:
+                            best = d2
+                            cw[at(c, LAM_N, 0)] = prev_ln[pk]
+                            ft = load3(prev_lt, pk)
+                            cw[at(c, LAM_T1, 0)] = dot(ft, t1)
+                            cw[at(c, LAM_T2, 0)] = dot(ft, t2)
+            # the block's slots that this lane has no point for solve to nothing
+            for p in range(m_npoints[i], blk_slots[blk]):
+                base = blk_off[blk] + p * NF * STRIDE
+                for f in range(NF):
+                    cw[at(base, f, lane)] = 0.0
+
+
+@njit(cache=True)
+def gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V):
+    """Copy the velocities and inverse masses of block ``blk``'s bodies into the lane rows ``V`` (a body
+    that does not move gets no inverse mass)."""
+    order, blk_start, blk_lanes = B[0], B[1], B[2]
+    s = blk_start[blk]
+    for j in range(blk_lanes[blk]):
+        i = order[s + j]
+        a = mb_a[i]
+        b = mb_b[i]
+        put3(V, 0, VA, j, load3(vel, a))
+        put3(V, 0, WA, j, load3(angvel, a))
+        put3(V, 0, VB, j, load3(vel, b))
+        put3(V, 0, WB, j, load3(angvel, b))
+        V[at(0, IMA, j)] = inv_mass[a] if moving[a] else 0.0
+        V[at(0, IMB, j)] = inv_mass[b] if moving[b] else 0.0
+
+
+@njit(cache=True)
+def scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V):
+    """Write the lane rows ``V`` of block ``blk`` back to its moving bodies."""
+    order, blk_start, blk_lanes = B[0], B[1], B[2]
+    s = blk_start[blk]
+    for j in range(blk_lanes[blk]):
+        i = order[s + j]
+        a = mb_a[i]
+        b = mb_b[i]
+        if moving[a]:
+            store3(vel, a, get3(V, 0, VA, j))
+            store3(angvel, a, get3(V, 0, WA, j))
+        if moving[b]:
+            store3(vel, b, get3(V, 0, VB, j))
+            store3(angvel, b, get3(V, 0, WB, j))
+
+
+@njit(cache=True)
+def lane_state(V, j):
+    """Lane ``j``'s body velocities and inverse masses: (va, wa, vb, wb, 1/ma, 1/mb)."""
+    return (get3(V, 0, VA, j), get3(V, 0, WA, j), get3(V, 0, VB, j), get3(V, 0, WB, j),
+            V[at(0, IMA, j)], V[at(0, IMB, j)])
+
+
+@njit(cache=True)
+def set_lane_velocities(V, j, va, wa, vb, wb):
+    put3(V, 0, VA, j, va)
+    put3(V, 0, WA, j, wa)
+    put3(V, 0, VB, j, vb)
+    put3(V, 0, WB, j, wb)
+
+
+@njit(cache=True)
+def warm_start_lanes(nl, cw, base, V):
+    """Apply the accumulated impulses of one slot of a block's lanes again."""
+    for j in range(nl):
+        va, wa, vb, wb, ima, imb = lane_state(V, j)
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, N, j), cw[at(base, LAM_N, j)],
+                                   jac(cw, base, j, 0, 2), jac(cw, base, j, 0, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, T1, j), cw[at(base, LAM_T1, j)],
+                                   jac(cw, base, j, 1, 2), jac(cw, base, j, 1, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, T2, j), cw[at(base, LAM_T2, j)],
+                                   jac(cw, base, j, 2, 2), jac(cw, base, j, 2, 3))
+        set_lane_velocities(V, j, va, wa, vb, wb)
+
+
+@njit(cache=True)
+def warm_start(nb, B, mb_a, mb_b, cw, V, vel, angvel, inv_mass, moving):
     """Apply the accumulated impulses again (Catto 2005): the solver starts from last sub-step's answer,
     which is what makes stacks converge with few iterations."""
-    cb, cp = S[0], S[6]
-    for k in range(c):
-        a = cb[k, 0]
-        b = cb[k, 1]
-        if not (moving[a] or moving[b]):
-            continue
-        ima = inv_mass[a]
-        imb = inv_mass[b]
-        va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cp, k, N), cp[k, LAM_N],
-                                   jac(cp, k, 0, 2), jac(cp, k, 0, 3))
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cp, k, T1), cp[k, LAM_T1],
-                                   jac(cp, k, 1, 2), jac(cp, k, 1, 3))
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cp, k, T2), cp[k, LAM_T2],
-                                   jac(cp, k, 2, 2), jac(cp, k, 2, 3))
-        store3(vel, a, va)
-        store3(angvel, a, wa)
-        store3(vel, b, vb)
-        store3(angvel, b, wb)
+    blk_lanes, blk_slots, blk_off = B[2], B[3], B[4]
+    for blk in range(nb):
+        gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
+        for p in range(blk_slots[blk]):
+            warm_start_lanes(blk_lanes[blk], cw, blk_off[blk] + p * NF * STRIDE, V)
+        scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
+
+
+@njit(cache=True, error_model="numpy")
+def solve_lanes(nl, cw, base, V, D, inv_h, bias_rate, mass_scale, impulse_scale, max_push, linear_slop):
+    """One sequential-impulse update of one slot of a block's lanes (see ``solve_contacts``). Written
+    without branches (selects and min/max), so that the loop over lanes compiles to SIMD instructions;
+    the ``numpy`` error model lets a division by zero give inf instead of raising."""
+    for j in range(nl):
+        va, wa, vb, wb, ima, imb = lane_state(V, j)
+        t1 = get3(cw, base, T1, j)
+        t2 = get3(cw, base, T2, j)
+        lt1 = cw[at(base, LAM_T1, j)]
+        lt2 = cw[at(base, LAM_T2, j)]
+        dv = sub(vb, va)
+        l1 = lt1 - cw[at(base, MASS_T1, j)] * (dot(dv, t1) + dot(wb, jac(cw, base, j, 1, 1))
+                                               - dot(wa, jac(cw, base, j, 1, 0)))
+        l2 = lt2 - cw[at(base, MASS_T2, j)] * (dot(dv, t2) + dot(wb, jac(cw, base, j, 2, 1))
+                                               - dot(wa, jac(cw, base, j, 2, 0)))
+        # Coulomb: the tangential impulse vector clamped to the disc of radius μ·λn
+        cap = cw[at(base, MU, j)] * cw[at(base, LAM_N, j)]
+        f = min(1.0, cap / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
+        l1 *= f
+        l2 *= f
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - lt1, jac(cw, base, j, 1, 2),
+                                   jac(cw, base, j, 1, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - lt2, jac(cw, base, j, 2, 2),
+                                   jac(cw, base, j, 2, 3))
+        cw[at(base, LAM_T1, j)] = l1
+        cw[at(base, LAM_T2, j)] = l2
+
+        n = get3(cw, base, N, j)
+        ran = jac(cw, base, j, 0, 0)
+        rbn = jac(cw, base, j, 0, 1)
+        # the separation now, from how far each body moved and turned since the contacts were made
+        s = (cw[at(base, SEP0, j)] + dot(get3(D, 0, DX, j), n) + dot(get3(D, 0, DRB, j), rbn)
+             - dot(get3(D, 0, DRA, j), ran))
+        vn = dot(sub(vb, va), n) + dot(wb, rbn) - dot(wa, ran)
+        speculative = s > 0.0
+        bias = s * inv_h if speculative else max(bias_rate * min(s + linear_slop, 0.0), -max_push)
+        ms = 1.0 if speculative else mass_scale
+        isc = 0.0 if speculative else impulse_scale
+        old = cw[at(base, LAM_N, j)]
+        new = max(old - cw[at(base, MASS_N, j)] * ms * (vn + bias) - isc * old, 0.0)
+        lam_max = cw[at(base, LAM_MAX, j)]
+        # the approach speed at the moment of impact, for restitution
+        first_push = (new > 0.0) & (lam_max == 0.0)
+        cw[at(base, APPROACH, j)] = max(-vn, 0.0) if first_push else cw[at(base, APPROACH, j)]
+        cw[at(base, LAM_N, j)] = new
+        cw[at(base, LAM_MAX, j)] = max(lam_max, new)
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, jac(cw, base, j, 0, 2),
+                                   jac(cw, base, j, 0, 3))
+        set_lane_velocities(V, j, va, wa, vb, wb)
 
 
 @njit(cache=True)
-def solve_contacts(c, S, dpos, drot, vel, angvel, inv_mass, inv_inertia, moving, h, use_bias,
+def solve_contacts(nb, B, mb_a, mb_b, cw, V, D, dpos, drot, vel, angvel, inv_mass, moving, h, use_bias,
                    contact_hertz, damping_ratio, max_push, linear_slop):
-    """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant.
+    """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant, block by
+    block (see the module's docstring).
 
     The separation is tracked to first order from each body's displacement ``dpos`` and rotation vector
     ``drot`` since the step began (s = s₀ + n·(Δx_b − Δx_a) + Δθ_b·(r_b×n) − Δθ_a·(r_a×n), as in Box2D v3
@@ -281,93 +517,61 @@ def solve_contacts(c, S, dpos, drot, vel, angvel, inv_mass, inv_inertia, moving,
     would close the gap within the sub-step (v_n ≥ −s/h); an overlap gets a soft bias (a spring of
     ``contact_hertz``, pushing at most ``max_push`` m/s) when ``use_bias``, none in the relax pass. The
     accumulated normal impulse is clamped at ≥ 0."""
-    cb, cp = S[0], S[6]
-    bias_rate, mass_scale, impulse_scale = soft_coefficients(contact_hertz, damping_ratio, h)
+    order, blk_start, blk_lanes, blk_slots, blk_off = B
+    if use_bias:
+        bias_rate, mass_scale, impulse_scale = soft_coefficients(contact_hertz, damping_ratio, h)
+    else:
+        bias_rate, mass_scale, impulse_scale = 0.0, 1.0, 0.0
     inv_h = 1.0 / h
-    for k in range(c):
-        a = cb[k, 0]
-        b = cb[k, 1]
-        if not (moving[a] or moving[b]):
-            continue
-        ima = inv_mass[a]
-        imb = inv_mass[b]
-        va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
-
-        t1 = get3(cp, k, T1)
-        t2 = get3(cp, k, T2)
-        lt1 = cp[k, LAM_T1]
-        lt2 = cp[k, LAM_T2]
-        dv = sub(vb, va)
-        l1 = lt1 - cp[k, MASS_T1] * (dot(dv, t1) + dot(wb, jac(cp, k, 1, 1)) - dot(wa, jac(cp, k, 1, 0)))
-        l2 = lt2 - cp[k, MASS_T2] * (dot(dv, t2) + dot(wb, jac(cp, k, 2, 1)) - dot(wa, jac(cp, k, 2, 0)))
-        cap = cp[k, MU] * cp[k, LAM_N]
-        mag = math.sqrt(l1 * l1 + l2 * l2)
-        if mag > cap:
-            f = cap / mag
-            l1 *= f
-            l2 *= f
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - lt1, jac(cp, k, 1, 2), jac(cp, k, 1, 3))
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - lt2, jac(cp, k, 2, 2), jac(cp, k, 2, 3))
-        cp[k, LAM_T1] = l1
-        cp[k, LAM_T2] = l2
-
-        n = get3(cp, k, N)
-        ran = jac(cp, k, 0, 0)
-        rbn = jac(cp, k, 0, 1)
-        # the separation now, from how far each body moved and turned since the contacts were made
-        s = (cp[k, SEP0] + dot(sub(load3(dpos, b), load3(dpos, a)), n) + dot(load3(drot, b), rbn)
-             - dot(load3(drot, a), ran))
-        vn = dot(sub(vb, va), n) + dot(wb, rbn) - dot(wa, ran)
-        bias = 0.0
-        ms = 1.0
-        isc = 0.0
-        if s > 0.0:
-            bias = s * inv_h
-        elif use_bias:
-            bias = max(bias_rate * min(s + linear_slop, 0.0), -max_push)
-            ms = mass_scale
-            isc = impulse_scale
-        old = cp[k, LAM_N]
-        new = max(old - cp[k, MASS_N] * ms * (vn + bias) - isc * old, 0.0)
-        if new > 0.0 and cp[k, LAM_MAX] == 0.0:
-            cp[k, APPROACH] = max(-vn, 0.0)  # the approach speed at the moment of impact, for restitution
-        cp[k, LAM_N] = new
-        cp[k, LAM_MAX] = max(cp[k, LAM_MAX], new)
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, jac(cp, k, 0, 2), jac(cp, k, 0, 3))
-        store3(vel, a, va)
-        store3(angvel, a, wa)
-        store3(vel, b, vb)
-        store3(angvel, b, wb)
+    for blk in range(nb):
+        gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
+        s = blk_start[blk]
+        for j in range(blk_lanes[blk]):
+            i = order[s + j]
+            a = mb_a[i]
+            b = mb_b[i]
+            put3(D, 0, DX, j, sub(load3(dpos, b), load3(dpos, a)))
+            put3(D, 0, DRA, j, load3(drot, a))
+            put3(D, 0, DRB, j, load3(drot, b))
+        for p in range(blk_slots[blk]):
+            solve_lanes(blk_lanes[blk], cw, blk_off[blk] + p * NF * STRIDE, V, D, inv_h, bias_rate,
+                        mass_scale, impulse_scale, max_push, linear_slop)
+        scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
 
 
 @njit(cache=True)
-def apply_restitution(c, S, vel, angvel, inv_mass, inv_inertia, moving, threshold):
+def apply_restitution(c, S, vel, angvel, inv_mass, moving, threshold):
     """Restitution after the sub-steps (Box2D v3): each point that was struck faster than ``threshold``
     gets the normal velocity e·v_approach, v_approach being the approach speed recorded at impact; the
     total normal impulse stays ≥ 0. Below the threshold nothing bounces, so resting contacts never jitter."""
-    cb, cp = S[0], S[6]
+    cb, cidx, cw = S[0], S[5], S[6]
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
-        e = cp[k, E]
-        if e == 0.0 or cp[k, LAM_MAX] == 0.0 or not (moving[a] or moving[b]):
+        i = cidx[k]
+        e = cw[at(i, E, 0)]
+        if e == 0.0 or cw[at(i, LAM_MAX, 0)] == 0.0:
             continue
-        approach = max(cp[k, APPROACH], -cp[k, VN0])
+        approach = max(cw[at(i, APPROACH, 0)], -cw[at(i, VN0, 0)])
         if approach < threshold:
             continue
-        n = get3(cp, k, N)
+        n = get3(cw, i, N, 0)
         va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
-        vn = dot(sub(vb, va), n) + dot(wb, jac(cp, k, 0, 1)) - dot(wa, jac(cp, k, 0, 0))
-        old = cp[k, LAM_N]
-        new = max(old - cp[k, MASS_N] * (vn - e * approach), 0.0)
-        cp[k, LAM_N] = new
-        cp[k, LAM_MAX] = max(cp[k, LAM_MAX], new)
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, inv_mass[a], inv_mass[b], n, new - old, jac(cp, k, 0, 2),
-                                   jac(cp, k, 0, 3))
-        store3(vel, a, va)
-        store3(angvel, a, wa)
-        store3(vel, b, vb)
-        store3(angvel, b, wb)
+        vn = dot(sub(vb, va), n) + dot(wb, jac(cw, i, 0, 0, 1)) - dot(wa, jac(cw, i, 0, 0, 0))
+        old = cw[at(i, LAM_N, 0)]
+        new = max(old - cw[at(i, MASS_N, 0)] * (vn - e * approach), 0.0)
+        cw[at(i, LAM_N, 0)] = new
+        cw[at(i, LAM_MAX, 0)] = max(cw[at(i, LAM_MAX, 0)], new)
+        ima = inv_mass[a] if moving[a] else 0.0
+        imb = inv_mass[b] if moving[b] else 0.0
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, jac(cw, i, 0, 0, 2),
+                                   jac(cw, i, 0, 0, 3))
+        if moving[a]:
+            store3(vel, a, va)
+            store3(angvel, a, wa)
+        if moving[b]:
+            store3(vel, b, vb)
+            store3(angvel, b, wb)
 
 
 @njit(cache=True)
@@ -413,6 +617,7 @@ def cap_contact_speeds(n, moving, vel, angvel, radius, speed, c, S, max_push, sc
     return capped
 
 
+
 @njit(cache=True)
 def store_impulses(m, mb_a, mb_b, m_first, m_npoints, S, out_impulse, keep_key, keep_first, keep_np,
                    keep_la, keep_ln, keep_lt, nbodies):
@@ -420,7 +625,7 @@ def store_impulses(m, mb_a, mb_b, m_first, m_npoints, S, out_impulse, keep_key, 
     events), and into the persistence arrays that next step's ``prepare_contacts`` matches against
     (the friction impulse kept as a world vector, since the tangents are chosen afresh each step).
     A manifold that had no solver points (both bodies still) reports zero impulses."""
-    cla, cp = S[4], S[6]
+    cla, cidx, cw = S[1], S[5], S[6]
     for i in range(m):
         a = mb_a[i]
         b = mb_b[i]
@@ -434,10 +639,12 @@ def store_impulses(m, mb_a, mb_b, m_first, m_npoints, S, out_impulse, keep_key, 
             continue
         for p in range(m_npoints[i]):
             k = f + p
-            out_impulse[i, p] = cp[k, LAM_N]
-            keep_ln[k] = cp[k, LAM_N]
+            c = cidx[k]
+            out_impulse[i, p] = cw[at(c, LAM_N, 0)]
+            keep_ln[k] = cw[at(c, LAM_N, 0)]
             store3(keep_la, k, load3(cla, k))
-            friction = add(scale(get3(cp, k, T1), cp[k, LAM_T1]), scale(get3(cp, k, T2), cp[k, LAM_T2]))
+            friction = add(scale(get3(cw, c, T1, 0), cw[at(c, LAM_T1, 0)]),
+                           scale(get3(cw, c, T2, 0), cw[at(c, LAM_T2, 0)]))
             store3(keep_lt, k, friction)
 
 
@@ -451,23 +658,23 @@ def project_contacts(c, S, pos, quat, inv_mass, moving):
     proportion to the inverse masses. Velocities are left as they are, which is the method's flaw: a
     body keeps its approach speed and pushes into the contact again every step (the snooker ball that
     keeps pushing)."""
-    cb, cm, cra, crb, cla, clb, cp = S
+    cb, cla, clb, cidx, cw = S[0], S[1], S[2], S[5], S[6]
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
-        if not (moving[a] or moving[b]):
-            continue
-        w = inv_mass[a] + inv_mass[b]
+        ima = inv_mass[a] if moving[a] else 0.0
+        imb = inv_mass[b] if moving[b] else 0.0
+        w = ima + imb
         if w == 0.0:
             continue
-        n = get3(cp, k, N)
+        n = get3(cw, cidx[k], N, 0)
         pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(cla, k)))
         pb = add(load3(pos, b), quat_rotate(load4(quat, b), load3(clb, k)))
         depth = -dot(sub(pb, pa), n)
         if depth <= 0.0:
             continue
-        store3(pos, a, mad(load3(pos, a), n, -depth * inv_mass[a] / w))
-        store3(pos, b, mad(load3(pos, b), n, depth * inv_mass[b] / w))
+        store3(pos, a, mad(load3(pos, a), n, -depth * ima / w))
+        store3(pos, b, mad(load3(pos, b), n, depth * imb / w))
 
 
 @njit(cache=True)
@@ -476,14 +683,13 @@ def penalty_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving
     only), with Coulomb friction from the spring force. The stiffness k = m_eff·ω² and damping
     c = 2ζ·m_eff·ω use the point's effective mass, so one ``hertz`` setting suits light and heavy bodies;
     the force is applied as the impulse F·h of the sub-step (explicit, so ω·h must stay well below 1)."""
-    cb, cm, cra, crb, cla, clb, cp = S
+    cb, cla, clb, cra, crb, cidx, cw = S
     omega = 2.0 * math.pi * hertz
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
-        if not (moving[a] or moving[b]):
-            continue
-        n = get3(cp, k, N)
+        i = cidx[k]
+        n = get3(cw, i, N, 0)
         ra = load3(cra, k)
         rb = load3(crb, k)
         pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(cla, k)))
@@ -493,25 +699,25 @@ def penalty_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving
             continue
         dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
         vn = dot(dv, n)
-        f = cp[k, MASS_N] * omega * (omega * x - 2.0 * zeta * vn)
+        f = cw[at(i, MASS_N, 0)] * omega * (omega * x - 2.0 * zeta * vn)
         if f <= 0.0:
             continue
         lam = f * h
-        cp[k, LAM_N] += lam
-        cp[k, LAM_MAX] = max(cp[k, LAM_MAX], cp[k, LAM_N])
+        cw[at(i, LAM_N, 0)] += lam
+        cw[at(i, LAM_MAX, 0)] = max(cw[at(i, LAM_MAX, 0)], cw[at(i, LAM_N, 0)])
         apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb, scale(n, lam))
         dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
-        t1 = get3(cp, k, T1)
-        t2 = get3(cp, k, T2)
-        l1 = -cp[k, MASS_T1] * dot(dv, t1)
-        l2 = -cp[k, MASS_T2] * dot(dv, t2)
-        cap = cp[k, MU] * lam
+        t1 = get3(cw, i, T1, 0)
+        t2 = get3(cw, i, T2, 0)
+        l1 = -cw[at(i, MASS_T1, 0)] * dot(dv, t1)
+        l2 = -cw[at(i, MASS_T2, 0)] * dot(dv, t2)
+        cap = cw[at(i, MU, 0)] * lam
         mag = math.sqrt(l1 * l1 + l2 * l2)
         if mag > cap:
             l1 *= cap / mag
             l2 *= cap / mag
-        cp[k, LAM_T1] += l1
-        cp[k, LAM_T2] += l2
+        cw[at(i, LAM_T1, 0)] += l1
+        cw[at(i, LAM_T2, 0)] += l2
         apply_impulse_pair(vel, angvel, inv_mass, inv_inertia, a, b, ra, rb,
                            add(scale(t1, l1), scale(t2, l2)))
 
