@@ -59,6 +59,7 @@ class ContactSolverData:
         self.prev_la = np.zeros((1, 3))
         self.prev_ln = np.zeros(1)
         self.prev_lt = np.zeros((1, 3))
+        self._spare: tuple | None = None
         self.cw = np.zeros(NF * STRIDE)
         self.V = np.zeros(NV * STRIDE)  # a block's gathered body velocities and inverse masses
         self.D = np.zeros(ND * STRIDE)  # a block's displacements since the step began
@@ -102,10 +103,25 @@ class ContactSolverData:
         return (self.order, self.blk_start, self.blk_lanes, self.blk_slots, self.blk_off)
 
     def keep_buffers(self, manifolds: int, points: int) -> tuple:
-        """Fresh arrays to receive this step's impulses for the next step's warm start."""
-        return (np.zeros(max(manifolds, 1), np.int64), np.zeros(max(manifolds, 1), np.int64),
-                np.zeros(max(manifolds, 1), np.int64), np.zeros((max(points, 1), 3)),
-                np.zeros(max(points, 1)), np.zeros((max(points, 1), 3)))
+        """The spare set of persistence arrays (key, first point, point count per manifold; anchor,
+        normal and friction impulse per point), big enough for this step's impulses; ``keep`` then
+        makes it the set that the next step matches against. Two sets take turns, so nothing is
+        allocated in a steady state."""
+        spare = self._spare
+        if spare is None or len(spare[0]) < manifolds or len(spare[3]) < points:
+            m = max(manifolds, 1, 2 * (0 if spare is None else len(spare[0])))
+            p = max(points, 1, 2 * (0 if spare is None else len(spare[3])))
+            spare = (np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros((p, 3)),
+                     np.zeros(p), np.zeros((p, 3)))
+            self._spare = spare
+        return spare
+
+    def keep(self, manifolds: int) -> None:
+        """Make the spare set (just filled by ``store_impulses``) last step's, for the next warm start."""
+        old = (self.prev_key, self.prev_first, self.prev_np, self.prev_la, self.prev_ln, self.prev_lt)
+        self.prev_key, self.prev_first, self.prev_np, self.prev_la, self.prev_ln, self.prev_lt = self._spare
+        self._spare = old
+        self.prev_m = manifolds
 
     def forget(self) -> None:
         """Drop the persistent impulses (after bodies were removed or rows reused)."""

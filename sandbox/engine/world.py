@@ -18,6 +18,7 @@ from .broadphase import BroadPhase
 from .collide import Manifold
 from .contacts import CollisionEvent, ContactArrays, ContactSolverData
 from .core import events, integrate, islands, solver, substeps
+from .core.broadphase import speculative_margins
 from .core.narrowphase import collide_pairs
 from .shapes import ConvexHull, HullTable, Shape
 from .validate import finite_float, non_negative_float, positive_float, unit_quaternion, vec
@@ -117,8 +118,10 @@ class World:
         self.broad = BroadPhase("sap")
         self.pairs = np.zeros((0, 2), np.int64)
         self._events_cache: list[CollisionEvent] | None = []
-        self._begin_data: tuple = (np.zeros(0, np.int64),) * 4
-        self._begin_impulse = np.zeros(0)
+        self._no_begins: tuple = (np.zeros(0, np.int64),) * 4
+        self._no_impulses = np.zeros(0)
+        self._begin_data = self._no_begins
+        self._begin_impulse = self._no_impulses
         self._end_keys = np.zeros(0, np.int64)
         self._end_n = 1
         self._removed_ends: list[CollisionEvent] = []
@@ -136,6 +139,7 @@ class World:
         self._begin_callbacks: list[Callable[[CollisionEvent], None]] = []
         self._end_callbacks: list[Callable[[CollisionEvent], None]] = []
         self._touching = np.zeros(0, np.int64)  # sorted pair keys touching after the last step
+        self._no_grabs: tuple | None = None
         self._pending_events: list[CollisionEvent] = []
         self._island = np.zeros(self.data.capacity, np.int64)
         self._island_min = np.zeros(self.data.capacity)
@@ -455,6 +459,20 @@ class World:
             self._joint_arrays = (nj, jb, jla, jlb, jlen, jrope, np.zeros(m), jworld)
         return self._joint_arrays
 
+    def _grabs_packed(self) -> tuple:
+        """The grabs as arrays for the kernels: (count, body rows, local anchors, targets, impulses,
+        (frequency, damping ratio, max force) rows); the impulses start at zero."""
+        ng = len(self.grabs)
+        if ng == 0:
+            if self._no_grabs is None:
+                self._no_grabs = (0, np.zeros(1, np.int64), np.zeros((1, 3)), np.zeros((1, 3)),
+                                  np.zeros((1, 3)), np.zeros((1, 3)))
+            return self._no_grabs
+        return (ng, np.array([g.body.index for g in self.grabs], np.int64),
+                np.array([g.local_anchor for g in self.grabs], dtype=float),
+                np.array([g._target for g in self.grabs], dtype=float), np.zeros((ng, 3)),
+                np.array([(g.frequency, g.damping_ratio, g.max_force) for g in self.grabs], dtype=float))
+
     # -------------------------------------------------------------------------------------------------
     # the step
 
@@ -504,12 +522,11 @@ class World:
         and deep; without CCD that allowance is capped at ``max_speculative`` (a fast body then tunnels,
         as it would in an engine without CCD), with CCD it is not, so nothing passes through anything."""
         d = self.data
-        speed = np.sqrt((d.vel[:n] ** 2).sum(axis=1))
-        spin = np.sqrt((d.angvel[:n] ** 2).sum(axis=1)) * d.radius[:n]
-        travel = (speed + spin) * dt
-        if not self.ccd:
-            np.minimum(travel, self.max_speculative, out=travel)
-        return 0.5 * self.speculative_distance + travel
+        out = np.empty(max(n, 1))
+        cap = np.inf if self.ccd else float(self.max_speculative)
+        speculative_margins(n, d.vel, d.angvel, d.radius, float(dt), 0.5 * float(self.speculative_distance),
+                            cap, out)
+        return out[:n]
 
     def _collide(self, pairs: np.ndarray, margins: np.ndarray) -> None:
         d = self.data
@@ -545,13 +562,7 @@ class World:
                                 s.prev_la, s.prev_ln, s.prev_lt, S)
         joints = self._joints_packed()
         joints[6][:] = 0.0
-        ng = len(self.grabs)
-        grabs = (ng, np.array([g.body.index for g in self.grabs] or [0], np.int64),
-                 np.array([g.local_anchor for g in self.grabs] or [(0.0, 0.0, 0.0)]),
-                 np.array([g._target for g in self.grabs] or [(0.0, 0.0, 0.0)]),
-                 np.zeros((max(ng, 1), 3)),
-                 np.array([(g.frequency, g.damping_ratio, g.max_force) for g in self.grabs]
-                          or [(0.0, 0.0, 0.0)]))
+        grabs = self._grabs_packed()
         if len(self._speed) < n:
             self._speed = np.zeros(d.capacity)
             self._scratch = np.zeros(d.capacity)
@@ -572,8 +583,7 @@ class World:
         keep = s.keep_buffers(c.count, npts)
         solver.store_impulses(c.count, c.body_a, c.body_b, c.first, c.npoints, S, c.impulse, *keep,
                               max(d.n, 1))
-        s.prev_key, s.prev_first, s.prev_np, s.prev_la, s.prev_ln, s.prev_lt = keep
-        s.prev_m = c.count
+        s.keep(c.count)
         for k, j in enumerate(self.joints):
             j.impulse = float(joints[6][k])
         for k, grab in enumerate(self.grabs):
@@ -636,24 +646,23 @@ class World:
         d = self.data
         n = max(d.n, 1)
         m = c.count
-        # touching: overlapping, or pushed apart by the solver (a bounce can start and end within a step)
-        valid = np.arange(4)[None, :] < c.npoints[:m, None]
-        touching = ((c.depth[:m] > 0.0) | (c.impulse[:m] > 0.0)) & valid
-        rows = np.flatnonzero(touching.any(axis=1))
-        a, b = c.body_a[rows], c.body_b[rows]
-        keys = np.minimum(a, b) * n + np.maximum(a, b)
-        order = np.argsort(keys, kind="stable")
-        keys, rows = keys[order], rows[order]
+        keys = np.empty(max(m, 1), np.int64)
+        rows = np.empty(max(m, 1), np.int64)
+        t = events.touching_keys(m, c.body_a, c.body_b, c.npoints, c.depth, c.impulse, n, keys, rows)
         old = self._touching
-        out = np.empty(len(keys) + len(old), np.int64)
-        begin_rows = np.empty(len(keys), np.int64)
+        out = np.empty(t + len(old), np.int64)
+        begin_rows = np.empty(t, np.int64)
         end_keys = np.empty(len(old), np.int64)
-        no, nb, ne = events.diff_touching(keys, rows, old, n, d.alive, d.awake, out, begin_rows, end_keys)
+        no, nb, ne = events.diff_touching(keys[:t], rows[:t], old, n, d.alive, d.awake, out, begin_rows,
+                                          end_keys)
         self._touching = out[:no]
-        self._begin_rows = begin_rows[:nb]
         br = begin_rows[:nb]
-        self._begin_impulse = (c.impulse[br] * (np.arange(4)[None, :] < c.npoints[br, None])).sum(axis=1)
-        self._begin_data = (c.body_a[br], c.body_b[br], c.points_b[br, 0], c.normal[br])
+        if nb:
+            self._begin_impulse = (c.impulse[br] * (np.arange(4)[None, :] < c.npoints[br, None])).sum(axis=1)
+            self._begin_data = (c.body_a[br], c.body_b[br], c.points_b[br, 0], c.normal[br])
+        else:
+            self._begin_impulse = self._no_impulses
+            self._begin_data = self._no_begins
         self._end_keys = end_keys[:ne]
         self._end_n = n
         self._removed_ends, self._pending_events = self._pending_events, []

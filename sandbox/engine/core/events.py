@@ -5,6 +5,7 @@ merge of two sorted lists (the merge step of merge sort), linear in the number o
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 
@@ -48,3 +49,29 @@ def diff_touching(new_keys, new_rows, old_keys, nbodies, alive, awake, out_keys,
             i += 1
             j += 1
     return no, nb, ne
+
+
+@njit(cache=True)
+def touching_keys(m, body_a, body_b, npoints, depth, impulse, nbodies, keys, rows):
+    """The pairs touching after the step, as sorted keys (``keys``) with their manifold rows (``rows``):
+    a manifold touches when a point overlaps or took an impulse (a bounce can start and end within a
+    step). Manifolds come sorted by pair, so the keys usually are; if not, they are sorted here.
+    Returns how many."""
+    t = 0
+    for i in range(m):
+        touching = False
+        for p in range(npoints[i]):
+            touching = touching or depth[i, p] > 0.0 or impulse[i, p] > 0.0
+        if touching:
+            a = body_a[i]
+            b = body_b[i]
+            keys[t] = min(a, b) * nbodies + max(a, b)
+            rows[t] = i
+            t += 1
+    for k in range(1, t):
+        if keys[k] < keys[k - 1]:
+            order = np.argsort(keys[:t], kind="mergesort")
+            keys[:t] = keys[:t][order]
+            rows[:t] = rows[:t][order]
+            break
+    return t
