@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core.solver import ND, NF, NV, STRIDE
+from .core.solver import ND, NF, NI, NV, STRIDE
 
 
 class ContactArrays:
@@ -63,6 +63,7 @@ class ContactSolverData:
         self.cw = np.zeros(NF * STRIDE)
         self.V = np.zeros(NV * STRIDE)  # a block's gathered body velocities and inverse masses
         self.D = np.zeros(ND * STRIDE)  # a block's displacements since the step began
+        self.Inv = np.zeros(NI * STRIDE)  # a block's inverse inertias and masses, for the Jacobians
         self.ensure(64, 16, 16)
 
     def ensure(self, points: int, manifolds: int, bodies: int) -> None:
@@ -72,8 +73,6 @@ class ContactSolverData:
             self.cb = np.zeros((cap, 2), np.int64)
             self.cla = np.zeros((cap, 3))
             self.clb = np.zeros((cap, 3))
-            self.cra = np.zeros((cap, 3))
-            self.crb = np.zeros((cap, 3))
             self.cidx = np.zeros(cap, np.int64)
             self.points = cap
         if manifolds > self.manifolds:
@@ -96,7 +95,7 @@ class ContactSolverData:
 
     def points_tuple(self) -> tuple:
         """The per-point arrays in the order the kernels unpack them."""
-        return (self.cb, self.cla, self.clb, self.cra, self.crb, self.cidx, self.cw)
+        return (self.cb, self.cla, self.clb, self.cidx, self.cw)
 
     def blocks_tuple(self) -> tuple:
         """The colouring's order and the block tables, in the order the kernels unpack them."""

@@ -559,7 +559,7 @@ class World:
         solver.prepare_contacts(nb, B, c.body_a, c.body_b, c.normal, c.npoints, c.points_a, c.points_b,
                                 c.first, moving, d.pos, d.quat, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
                                 d.restitution, d.friction, rule, s.match, s.prev_first, s.prev_np,
-                                s.prev_la, s.prev_ln, s.prev_lt, S)
+                                s.prev_la, s.prev_ln, s.prev_lt, S, s.Inv)
         joints = self._joints_packed()
         joints[6][:] = 0.0
         grabs = self._grabs_packed()

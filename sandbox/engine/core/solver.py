@@ -32,11 +32,11 @@ Ia⁻¹(ra×d), Ib⁻¹(rb×d), so that a point's relative velocity along d is (
 and an impulse λ along d changes ωa by −λ·Ia⁻¹(ra×d), with no matrix product in the inner loop; the
 effective masses along n, t1, t2; friction μ; restitution e; the normal velocity at the start of the step;
 the approach speed at impact; the separation when the contact was made; the accumulated impulses along
-n, t1, t2; and the largest normal impulse of the step. Contact point k (numbered manifold by manifold)
-keeps ``cidx[k]``, the index of its field 0, so the once-per-step kernels reach any field as
-``cw[cidx[k] + f·L]``; it also keeps its bodies ``cb[k]``, its anchors relative to each centre of mass in
-the world (``cra``, ``crb``) and body frames (``cla``, ``clb``). Slots beyond a manifold's point count are
-zero (no mass, no impulse) and solve to nothing.
+n, t1, t2; the largest normal impulse of the step; and the anchors ra, rb (contact point minus centre of
+mass, world frame). Contact point k (numbered manifold by manifold) keeps ``cidx[k]``, the index of its
+field 0, so the once-per-step kernels reach any field as ``cw[cidx[k] + f·STRIDE]``; it also keeps its
+bodies ``cb[k]`` and its anchors in each body's frame (``cla``, ``clb``). Slots beyond a manifold's point
+count are zero (no mass, no impulse) and solve to nothing.
 
 Indices into ``cw`` are converted to unsigned (``at``): numba wraps a negative signed index around, and
 that check, in every access, hides from LLVM that the lanes are consecutive addresses.
@@ -94,7 +94,9 @@ LAM_N = 53
 LAM_T1 = 54
 LAM_T2 = 55
 LAM_MAX = 56
-NF = 57
+RA = 57  # anchor on A relative to its centre of mass (world frame), 3 rows
+RB = 60  # anchor on B, 3 rows
+NF = 63
 
 # rows of a block's gathered body state ``V``: velocities and inverse masses of bodies a and b
 VA = 0
@@ -109,6 +111,13 @@ DX = 0
 DRA = 3
 DRB = 6
 ND = 9
+# rows of a block's gathered inverse inertias ``Inv``, for ``jacobian_lanes``: Ia⁻¹ and Ib⁻¹ (9 rows each,
+# row-major), 1/ma, 1/mb
+IIA = 0
+IIB = 9
+IMA2 = 18
+IMB2 = 19
+NI = 20
 
 
 @njit(cache=True)
@@ -281,7 +290,7 @@ def match_previous(m, mb_a, mb_b, m_first, prev_m, prev_key, nbodies, match):
 @njit(cache=True)
 def prepare_contacts(nb, B, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first, moving,
                      pos, quat, vel, angvel, inv_mass, inv_inertia, restitution, friction, rule,
-                     match, prev_first, prev_npoints, prev_la, prev_ln, prev_lt, S):
+                     match, prev_first, prev_npoints, prev_la, prev_ln, prev_lt, S, Inv):
     """Turn the manifolds into solver contact points (one per manifold point) and warm-start them.
 
     For each point: anchors relative to each centre of mass, the effective masses along the normal and
@@ -290,8 +299,10 @@ def prepare_contacts(nb, B, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first
     ``match_previous``, and anchors within 5 cm in body A's frame: contact persistence by proximity). A
     body that does not move counts as immovable (no inverse mass or inertia), so that nothing the solver
     does can change it. Runs after ``color_contacts``, block by block so that the writes to ``cw`` stay
-    close together; the slots of a lane beyond its manifold's points are zeroed."""
-    cb, cla, clb, cra, crb, cidx, cw = S
+    close together; the slots of a lane beyond its manifold's points are zeroed. The Jacobian rows and
+    effective masses are then computed for all lanes of a slot at once (``jacobian_lanes``), from the
+    inverse inertias gathered into ``Inv``."""
+    cb, cla, clb, cidx, cw = S
     order, blk_start, blk_lanes, blk_slots, blk_off = B
     zero = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     for blk in range(nb):
@@ -305,10 +316,13 @@ def prepare_contacts(nb, B, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first
             xb = load3(pos, b)
             qa = load4(quat, a)
             qb = load4(quat, b)
-            ima = inv_mass[a] if moving[a] else 0.0
-            imb = inv_mass[b] if moving[b] else 0.0
             ia = load_mat(inv_inertia, a) if moving[a] else zero
             ib = load_mat(inv_inertia, b) if moving[b] else zero
+            for r in range(9):
+                Inv[at(0, IIA + r, lane)] = ia[r]
+                Inv[at(0, IIB + r, lane)] = ib[r]
+            Inv[at(0, IMA2, lane)] = inv_mass[a] if moving[a] else 0.0
+            Inv[at(0, IMB2, lane)] = inv_mass[b] if moving[b] else 0.0
             mu = math.sqrt(friction[a] * friction[b])
             e = combine_restitution(restitution[a], restitution[b], rule)
             j = match[i]
@@ -322,28 +336,13 @@ def prepare_contacts(nb, B, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first
                 la = quat_inv_rotate(qa, ra)
                 cb[k, 0] = a
                 cb[k, 1] = b
-                store3(cra, k, ra)
-                store3(crb, k, rb)
                 store3(cla, k, la)
                 store3(clb, k, quat_inv_rotate(qb, rb))
                 put3(cw, c, N, 0, n)
                 put3(cw, c, T1, 0, t1)
                 put3(cw, c, T2, 0, t2)
-                for direction in range(3):
-                    d = n if direction == 0 else (t1 if direction == 1 else t2)
-                    rad = cross(ra, d)
-                    rbd = cross(rb, d)
-                    iad = mat_vec(ia, rad)
-                    ibd = mat_vec(ib, rbd)
-                    f = JAC + 12 * direction
-                    put3(cw, c, f, 0, rad)
-                    put3(cw, c, f + 3, 0, rbd)
-                    put3(cw, c, f + 6, 0, iad)
-                    put3(cw, c, f + 9, 0, ibd)
-                    # the effective mass along d: 1 / (1/ma + 1/mb + (ra×d)·Ia⁻¹(ra×d) + (rb×d)·Ib⁻¹(rb×d)),
-                    # the seed's impulse formula with its angular terms; 0 when both bodies are immovable
-                    inv_k = ima + imb + dot(rad, iad) + dot(rbd, ibd)
-                    cw[at(c, MASS_N + direction, 0)] = 1.0 / inv_k if inv_k > 0.0 else 0.0
+                put3(cw, c, RA, 0, ra)
+                put3(cw, c, RB, 0, rb)
                 cw[at(c, MU, 0)] = mu
                 cw[at(c, E, 0)] = e
                 dv = sub(point_velocity(vel, angvel, b, rb), point_velocity(vel, angvel, a, ra))
@@ -371,6 +370,42 @@ def prepare_contacts(nb, B, mb_a, mb_b, m_normal, m_npoints, m_pa, m_pb, m_first
                 base = blk_off[blk] + p * NF * STRIDE
                 for f in range(NF):
                     cw[at(base, f, lane)] = 0.0
+        for p in range(blk_slots[blk]):
+            jacobian_lanes(blk_lanes[blk], cw, blk_off[blk] + p * NF * STRIDE, Inv)
+
+
+@njit(cache=True, error_model="numpy")
+def jacobian_lanes(nl, cw, base, Inv):
+    """The cached Jacobian rows (ra×d, rb×d, Ia⁻¹(ra×d), Ib⁻¹(rb×d)) and the effective masses along
+    d = n, t1, t2 of one slot of a block's lanes, from the anchors and directions already in ``cw`` and
+    the lanes' inverse inertias and masses in ``Inv``. A lane loop without branches, compiled to SIMD
+    instructions like ``solve_lanes``."""
+    for j in range(nl):
+        ra = get3(cw, base, RA, j)
+        rb = get3(cw, base, RB, j)
+        ia = (Inv[at(0, IIA, j)], Inv[at(0, IIA + 1, j)], Inv[at(0, IIA + 2, j)], Inv[at(0, IIA + 3, j)],
+              Inv[at(0, IIA + 4, j)], Inv[at(0, IIA + 5, j)], Inv[at(0, IIA + 6, j)], Inv[at(0, IIA + 7, j)],
+              Inv[at(0, IIA + 8, j)])
+        ib = (Inv[at(0, IIB, j)], Inv[at(0, IIB + 1, j)], Inv[at(0, IIB + 2, j)], Inv[at(0, IIB + 3, j)],
+              Inv[at(0, IIB + 4, j)], Inv[at(0, IIB + 5, j)], Inv[at(0, IIB + 6, j)], Inv[at(0, IIB + 7, j)],
+              Inv[at(0, IIB + 8, j)])
+        ims = Inv[at(0, IMA2, j)] + Inv[at(0, IMB2, j)]
+        for direction in range(3):
+            d = get3(cw, base, N + 3 * direction, j)
+            rad = cross(ra, d)
+            rbd = cross(rb, d)
+            iad = mat_vec(ia, rad)
+            ibd = mat_vec(ib, rbd)
+            f = JAC + 12 * direction
+            put3(cw, base, f, j, rad)
+            put3(cw, base, f + 3, j, rbd)
+            put3(cw, base, f + 6, j, iad)
+            put3(cw, base, f + 9, j, ibd)
+            # the effective mass along d: 1 / (1/ma + 1/mb + (ra×d)·Ia⁻¹(ra×d) + (rb×d)·Ib⁻¹(rb×d)),
+            # the seed's impulse formula with its angular terms; 0 when both bodies are immovable, and
+            # in an empty slot (d = 0)
+            inv_k = ims + dot(rad, iad) + dot(rbd, ibd)
+            cw[at(base, MASS_N + direction, j)] = dot(d, d) / inv_k if inv_k > 0.0 else 0.0
 
 
 @njit(cache=True)
@@ -544,7 +579,7 @@ def apply_restitution(c, S, vel, angvel, inv_mass, moving, threshold):
     """Restitution after the sub-steps (Box2D v3): each point that was struck faster than ``threshold``
     gets the normal velocity e·v_approach, v_approach being the approach speed recorded at impact; the
     total normal impulse stays ≥ 0. Below the threshold nothing bounces, so resting contacts never jitter."""
-    cb, cidx, cw = S[0], S[5], S[6]
+    cb, cidx, cw = S[0], S[3], S[4]
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
@@ -625,7 +660,7 @@ def store_impulses(m, mb_a, mb_b, m_first, m_npoints, S, out_impulse, keep_key, 
     events), and into the persistence arrays that next step's ``prepare_contacts`` matches against
     (the friction impulse kept as a world vector, since the tangents are chosen afresh each step).
     A manifold that had no solver points (both bodies still) reports zero impulses."""
-    cla, cidx, cw = S[1], S[5], S[6]
+    cla, cidx, cw = S[1], S[3], S[4]
     for i in range(m):
         a = mb_a[i]
         b = mb_b[i]
@@ -658,7 +693,7 @@ def project_contacts(c, S, pos, quat, inv_mass, moving):
     proportion to the inverse masses. Velocities are left as they are, which is the method's flaw: a
     body keeps its approach speed and pushes into the contact again every step (the snooker ball that
     keeps pushing)."""
-    cb, cla, clb, cidx, cw = S[0], S[1], S[2], S[5], S[6]
+    cb, cla, clb, cidx, cw = S
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
@@ -683,15 +718,15 @@ def penalty_contacts(c, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving
     only), with Coulomb friction from the spring force. The stiffness k = m_eff·ω² and damping
     c = 2ζ·m_eff·ω use the point's effective mass, so one ``hertz`` setting suits light and heavy bodies;
     the force is applied as the impulse F·h of the sub-step (explicit, so ω·h must stay well below 1)."""
-    cb, cla, clb, cra, crb, cidx, cw = S
+    cb, cla, clb, cidx, cw = S
     omega = 2.0 * math.pi * hertz
     for k in range(c):
         a = cb[k, 0]
         b = cb[k, 1]
         i = cidx[k]
         n = get3(cw, i, N, 0)
-        ra = load3(cra, k)
-        rb = load3(crb, k)
+        ra = get3(cw, i, RA, 0)
+        rb = get3(cw, i, RB, 0)
         pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(cla, k)))
         pb = add(load3(pos, b), quat_rotate(load4(quat, b), load3(clb, k)))
         x = -dot(sub(pb, pa), n)

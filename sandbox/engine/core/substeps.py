@@ -94,14 +94,14 @@ def run_substeps(mode, substeps, iterations, dt, bodies, contacts, joints, grabs
                              gravity_scale, gravity, h, linear_damping, angular_damping)
         t_int += clock() - t0
         if mode == IMPULSE:
-            warm_start(nb, B, mb_a, mb_b, S[6], V, vel, angvel, inv_mass, moving)
+            warm_start(nb, B, mb_a, mb_b, S[4], V, vel, angvel, inv_mass, moving)
             if nj:
                 solve_distance_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, pos, quat, vel, angvel,
                                       inv_mass, inv_inertia, moving, h, True, settings[9], settings[10],
                                       True)
             for _ in range(max(base + (sub < extra), 1)):
                 solve_joints_and_grabs(joints, grabs, bodies, h, True, settings)
-                solve_contacts(nb, B, mb_a, mb_b, S[6], V, D, dpos, drot, vel, angvel, inv_mass, moving, h,
+                solve_contacts(nb, B, mb_a, mb_b, S[4], V, D, dpos, drot, vel, angvel, inv_mass, moving, h,
                                True, hertz, zeta, max_push, slop)
         else:
             solve_joints_and_grabs(joints, grabs, bodies, h, True, settings)
@@ -113,7 +113,7 @@ def run_substeps(mode, substeps, iterations, dt, bodies, contacts, joints, grabs
         t_int += clock() - t0
         if mode == IMPULSE:
             solve_joints_and_grabs(joints, grabs, bodies, h, False, settings)
-            solve_contacts(nb, B, mb_a, mb_b, S[6], V, D, dpos, drot, vel, angvel, inv_mass, moving, h,
+            solve_contacts(nb, B, mb_a, mb_b, S[4], V, D, dpos, drot, vel, angvel, inv_mass, moving, h,
                            False, hertz, zeta, max_push, slop)
         elif mode == PROJECTION:
             project_contacts(npts, S, pos, quat, inv_mass, moving)
