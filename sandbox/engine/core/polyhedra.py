@@ -30,6 +30,8 @@ both surfaces, ``depths[i] = dot(pts_a[i] - pts_b[i], normal)`` positive when ov
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -189,27 +191,13 @@ def _closest_on_face(ref, nref, n, y):
 
 
 @njit(cache=True, inline="always")
-def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
-                  pts_b, depths):
-    """Manifold from a reference face (polygon ``ref[:nref]``, plane ``n·x = d``) and an incident polygon
-    ``poly[:npoly]`` of the other body, all in one local frame (``frame_p``, ``frame_q`` map it to the
-    world). Points of the clipped incident polygon lie on the other body; their projections on the
-    reference plane lie on the reference body. ``flip``: the reference face belongs to B, so the normal
-    is reversed and the two point sets exchanged. The polygon arrays have four columns: the fourth of
-    the clipped one receives the points' depths. Returns the number of points (0 when none is within
-    ``margin`` below the reference plane)."""
-    clipped, m = _clip_to_face(ref, nref, n, poly, npoly, spare)
+def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths):
+    """Write a face contact's manifold: the ``kept`` rows of ``clipped`` (x, y, z, depth: points of the
+    incident body in a local frame, with their depths below the reference plane ``n``), reduced to at
+    most four, mapped to the world by ``frame_p``, ``frame_q``. Each point's partner on the reference
+    body is its projection on the reference plane, x + depth·n. ``flip``: the reference face belongs to
+    B, so the normal is reversed and the two point sets exchanged. Returns the number of points."""
     depth = clipped[:, 3]
-    kept = 0
-    for k in range(m):
-        x = load3(clipped, k)
-        s = d - dot(n, x)
-        if s >= -margin:
-            store3(clipped, kept, x)  # compacted in place: kept <= k
-            depth[kept] = s
-            kept += 1
-    if kept == 0:
-        return 0
     chosen = (0, 1, 2, 3) if kept <= 4 else _reduce_to_four(clipped, kept, n)
     nw = quat_rotate(frame_q, n)
     _store_normal(normal, neg(nw) if flip else nw)
@@ -223,9 +211,8 @@ def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, fr
             repeated = repeated or chosen[prev] == idx
         if repeated:
             continue
-        x = load3(clipped, idx)
-        on_inc = add(frame_p, quat_rotate(frame_q, x))
-        on_ref = add(frame_p, quat_rotate(frame_q, mad(x, n, depth[idx])))
+        on_inc = add(frame_p, quat_rotate(frame_q, load3(clipped, idx)))
+        on_ref = mad(on_inc, nw, depth[idx])
         if flip:
             store3(pts_a, out, on_inc)
             store3(pts_b, out, on_ref)
@@ -235,6 +222,76 @@ def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, fr
         depths[out] = depth[idx]
         out += 1
     return out
+
+
+@njit(cache=True, inline="always")
+def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
+                  pts_b, depths):
+    """Manifold from a reference face (polygon ``ref[:nref]``, plane ``n·x = d``) and an incident polygon
+    ``poly[:npoly]`` of the other body, all in one local frame (``frame_p``, ``frame_q`` map it to the
+    world): Sutherland–Hodgman clipping, then the points within ``margin`` below the reference plane
+    (``_emit_face_points``). The polygon arrays have four columns: the fourth of the clipped one
+    receives the points' depths. Returns the number of points (0 when none is within ``margin``)."""
+    clipped, m = _clip_to_face(ref, nref, n, poly, npoly, spare)
+    depth = clipped[:, 3]
+    kept = 0
+    for k in range(m):
+        x = load3(clipped, k)
+        s = d - dot(n, x)
+        if s >= -margin:
+            store3(clipped, kept, x)  # compacted in place: kept <= k
+            depth[kept] = s
+            kept += 1
+    if kept == 0:
+        return 0
+    return _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths)
+
+
+@njit(cache=True, inline="always")
+def _clip_half_plane(src, m, dst, axis, sign, limit):
+    """One Sutherland–Hodgman stage in face coordinates: keep the part of polygon ``src[:m]`` where
+    ``sign·x[axis] <= limit`` (one side of a rectangle), writing it to ``dst``; returns its vertex
+    count."""
+    out = 0
+    for k in range(m):
+        p = load3(src, k)
+        q = load3(src, (k + 1) % m)
+        dp = sign * p[axis] - limit
+        dq = sign * q[axis] - limit
+        if dp <= 0.0:
+            store3(dst, out, p)
+            out += 1
+        if (dp <= 0.0) != (dq <= 0.0):
+            store3(dst, out, add(p, scale(sub(q, p), dp / (dp - dq))))
+            out += 1
+    return out
+
+
+@njit(cache=True, inline="always")
+def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
+                      pts_b, depths):
+    """Face contact of two boxes: the incident face ``poly[:4]`` clipped to the reference face, a
+    rectangle of centre ``cf``, normal ``n`` and unit axes ``u``, ``v`` (half sizes ``hu``, ``hv``). In
+    the face's own coordinates (x·u, x·v, x·n) the four side planes are x_u = ±hu and x_v = ±hv, so each
+    Sutherland–Hodgman stage compares one coordinate (the 2D clipping of Box2D's polygon collider).
+    Same conventions and result as ``_face_contact``."""
+    for c in range(4):
+        x = sub(load3(poly, c), cf)
+        store3(poly, c, (dot(x, u), dot(x, v), dot(x, n)))
+    m = _clip_half_plane(poly, 4, spare, 0, 1.0, hu)
+    m = _clip_half_plane(spare, m, poly, 0, -1.0, hu)
+    m = _clip_half_plane(poly, m, spare, 1, 1.0, hv)
+    m = _clip_half_plane(spare, m, poly, 1, -1.0, hv)
+    kept = 0
+    for k in range(m):
+        x = load3(poly, k)
+        if -x[2] >= -margin:
+            store3(poly, kept, mad(mad(mad(cf, u, x[0]), v, x[1]), n, x[2]))  # kept <= k
+            poly[kept, 3] = -x[2]
+            kept += 1
+    if kept == 0:
+        return 0
+    return _emit_face_points(poly, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths)
 
 
 @njit(cache=True, inline="always")
@@ -340,19 +397,25 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     edge_i = -1
     edge_j = -1
     for i in range(3):
+        i1 = (i + 1) % 3
+        i2 = (i + 2) % 3
         for j in range(3):
-            axis = cross(ea[i], eb[j])
-            ln = length(axis)
+            # the axis e_i × b_j in closed form (Ericson 2004, §4.4.1), b_j = eb[j] having components
+            # R[·][j] in A's frame: its length, the centres' distance along it and the two boxes'
+            # projected radii, all unnormalised (scaled by the length)
+            b = eb[j]
+            ln = math.sqrt(b[i1] * b[i1] + b[i2] * b[i2])
             if ln < PARALLEL_TOL:
                 continue
-            axis = scale(axis, 1.0 / ln)
-            ra = ha[0] * abs(axis[0]) + ha[1] * abs(axis[1]) + ha[2] * abs(axis[2])
-            rb = hb[0] * abs(dot(eb[0], axis)) + hb[1] * abs(dot(eb[1], axis)) + hb[2] * abs(dot(eb[2], axis))
-            s = abs(dot(t, axis)) - ra - rb
-            if s > margin:
+            j1 = (j + 1) % 3
+            j2 = (j + 2) % 3
+            ra = ha[i1] * abs(b[i2]) + ha[i2] * abs(b[i1])
+            rb = hb[j1] * abs(eb[j2][i]) + hb[j2] * abs(eb[j1][i])
+            gap = abs(t[i2] * b[i1] - t[i1] * b[i2]) - ra - rb
+            if gap > margin * ln:
                 return 0
-            if s > sep_e:
-                sep_e = s
+            if gap > sep_e * ln:
+                sep_e = gap / ln
                 edge_i = i
                 edge_j = j
 
@@ -380,7 +443,8 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     work = np.empty((22, 4))
     ref, poly, spare = work[:4], work[4:13], work[13:]
     u = (k + 1) % 3
-    _box_face(mad(cr, n, hr[k]), n, er[u], hr[u], hr[(k + 2) % 3], ref)
+    v = (k + 2) % 3
+    cf = mad(cr, n, hr[k])
     j = 0
     best = -1.0
     for m in range(3):
@@ -391,9 +455,8 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     m_out = neg(ei[j]) if dot(ei[j], n) > 0.0 else ei[j]
     w = (j + 1) % 3
     _box_face(mad(ci, m_out, hi[j]), m_out, ei[w], hi[w], hi[(j + 2) % 3], poly)
-    d = dot(n, cr) + hr[k]
-    count = _face_contact(ref, 4, n, d, poly, 4, spare, margin, use_b, pa, qa, normal, pts_a, pts_b,
-                          depths)
+    count = _box_face_contact(cf, n, er[u], er[v], hr[u], hr[v], poly, spare, margin, use_b, pa, qa, normal,
+                              pts_a, pts_b, depths)
     if count == 0:
         # Clipping can come out empty when the boxes overlap only near a corner of the reference face:
         # fall back on the incident box's deepest vertex.
@@ -401,7 +464,9 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
         for m in range(3):
             x = mad(x, ei[m], -hi[m] if dot(ei[m], n) > 0.0 else hi[m])
         store3(poly, 0, x)
-        count = _fallback_contact(ref, 4, n, d, poly, margin, use_b, pa, qa, normal, pts_a, pts_b, depths)
+        _box_face(cf, n, er[u], hr[u], hr[v], ref)
+        count = _fallback_contact(ref, 4, n, dot(n, cf), poly, margin, use_b, pa, qa, normal, pts_a, pts_b,
+                                  depths)
     return count
 
 
