@@ -524,13 +524,13 @@ def store_normal(cw, base, j, new, lam_max, approach):
 
 
 @njit(cache=True, error_model="numpy")
-def solve_lanes(nl, cw, base, V, D, coefficients):
-    """One sequential-impulse update of one slot of a block's lanes: friction, then the normal. Written
-    without branches (selects and min/max), so that the loop over lanes compiles to SIMD instructions;
-    the ``numpy`` error model lets a division by zero give inf instead of raising."""
+def friction_lanes(nl, cw, base, V):
+    """Coulomb friction of one slot of a block's lanes: the tangential impulse vector that stops the
+    sliding, clamped to the disc of radius μ·λn. Written without branches (min/max), so that the loop
+    over lanes compiles to SIMD instructions; the ``numpy`` error model lets a division by zero give inf
+    instead of raising."""
     for j in range(nl):
         va, wa, vb, wb, ima, imb = lane_state(V, j)
-        # Coulomb friction: the tangential impulse vector clamped to the disc of radius μ·λn
         t1 = get3(cw, base, T1, j)
         t2 = get3(cw, base, T2, j)
         lt1 = cw[at(base, LAM_T1, j)]
@@ -550,23 +550,18 @@ def solve_lanes(nl, cw, base, V, D, coefficients):
                                    jac(cw, base, j, 2, 3))
         cw[at(base, LAM_T1, j)] = l1
         cw[at(base, LAM_T2, j)] = l2
-        va, wa, vb, wb, new, lam_max, approach = normal_update(
-            normal_row(cw, base, j), va, wa, vb, wb, ima, imb, get3(D, 0, DX, j), get3(D, 0, DRA, j),
-            get3(D, 0, DRB, j), coefficients)
-        store_normal(cw, base, j, new, lam_max, approach)
         set_lane_velocities(V, j, va, wa, vb, wb)
 
 
 @njit(cache=True, error_model="numpy")
-def relax_lanes(nl, cw, base, V, D, inv_h):
-    """The relax pass over one slot of a block's lanes: the normal impulses without bias, which takes
-    out the velocity that the soft push-out added. Friction was solved in the biased passes and is left
-    alone here (as in Rapier's stabilisation passes), which saves a third of the pass."""
+def normal_lanes(nl, cw, base, V, D, coefficients):
+    """Non-penetration of one slot of a block's lanes (see ``normal_update``), compiled to SIMD
+    instructions like ``friction_lanes``."""
     for j in range(nl):
         va, wa, vb, wb, ima, imb = lane_state(V, j)
         va, wa, vb, wb, new, lam_max, approach = normal_update(
             normal_row(cw, base, j), va, wa, vb, wb, ima, imb, get3(D, 0, DX, j), get3(D, 0, DRA, j),
-            get3(D, 0, DRB, j), (inv_h, 0.0, 1.0, 0.0, 0.0, 0.0))
+            get3(D, 0, DRB, j), coefficients)
         store_normal(cw, base, j, new, lam_max, approach)
         set_lane_velocities(V, j, va, wa, vb, wb)
 
@@ -591,8 +586,8 @@ def solve_contacts(nb, B, mb_a, mb_b, cw, V, D, dpos, drot, vel, angvel, inv_mas
     if use_bias:
         bias_rate, mass_scale, impulse_scale = soft_coefficients(contact_hertz, damping_ratio, h)
     else:
-        bias_rate, mass_scale, impulse_scale = 0.0, 1.0, 0.0
-    inv_h = 1.0 / h
+        bias_rate, mass_scale, impulse_scale, max_push = 0.0, 1.0, 0.0, 0.0
+    coefficients = (1.0 / h, bias_rate, mass_scale, impulse_scale, max_push, linear_slop)
     for blk in range(nb):
         gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
         s = blk_start[blk]
@@ -605,11 +600,12 @@ def solve_contacts(nb, B, mb_a, mb_b, cw, V, D, dpos, drot, vel, angvel, inv_mas
             put3(D, 0, DRB, j, load3(drot, b))
         for p in range(blk_slots[blk]):
             base = blk_off[blk] + p * NF * STRIDE
+            # each lane: friction first, then the normal (two loops, each short enough for the processor
+            # to overlap the independent lanes); the relax pass does the normals only, without bias:
+            # friction was solved in the biased passes (as in Rapier's stabilisation passes)
             if use_bias:
-                solve_lanes(blk_lanes[blk], cw, base, V, D,
-                            (inv_h, bias_rate, mass_scale, impulse_scale, max_push, linear_slop))
-            else:
-                relax_lanes(blk_lanes[blk], cw, base, V, D, inv_h)
+                friction_lanes(blk_lanes[blk], cw, base, V)
+            normal_lanes(blk_lanes[blk], cw, base, V, D, coefficients)
         scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
 
 
