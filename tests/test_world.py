@@ -134,3 +134,35 @@ def test_clear_removes_dynamic_bodies():
         w.add_body(Sphere(0.2), position=(i, 3, 0))
     w.clear()
     assert len(w.bodies) == 1
+
+
+def test_manifold_cache_reuses_resting_pairs_and_recollides_moved_ones():
+    from sandbox.engine.collide import collide
+
+    w = World()
+    w.sleeping = False
+    ground = w.add_body(Box((5, 0.5, 5)), position=(0, -0.5, 0), mass=0)
+    box = w.add_body(Box((0.5, 0.5, 0.5)), position=(0, 0.5, 0), orientation=(0, 0.0436, 0, 0.999))
+    for _ in range(60):
+        w.step(1 / 60)
+    assert w.cached_manifolds == 1  # the resting pair's manifold is reused
+    (m,) = w.manifolds
+    fresh = collide(ground.shape, ground.position, ground.orientation, box.shape, box.position,
+                    box.orientation)
+    assert fresh is not None and len(fresh.depths) == len(m.depths) == 4
+    # the reused points are the fresh ones to within the cache's tolerance (1 mm)
+    for p in m.points_b:
+        assert np.min(np.linalg.norm(fresh.points_b - p, axis=1)) < 1e-3
+    assert abs(m.depths.max() - fresh.depths.max()) < 1e-3
+
+    box.position = box.position + np.array([0.01, 0.0, 0.0])  # 1 cm: beyond the tolerance
+    w.step(1 / 60)
+    assert w.cached_manifolds == 0
+    w.step(1 / 60)
+    assert w.cached_manifolds == 1
+
+    w.contact_cache = False
+    for _ in range(3):
+        w.step(1 / 60)
+        assert w.cached_manifolds == 0
+    assert abs(box.position[1] - 0.5) < 5e-3

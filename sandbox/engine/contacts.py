@@ -127,6 +127,37 @@ class ContactSolverData:
         self.prev_m = 0
 
 
+class ManifoldCache:
+    """Last step's manifolds kept in their bodies' frames, for reuse while a pair hardly moves (see
+    ``core/manifold_cache.py``): sorted pair keys, body pairs (A, B), the relative pose each was computed
+    at, the normal in A's frame, point counts, points in A's and B's frames. Two sets take turns."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.current = self._arrays(16)
+        self.spare = self._arrays(16)
+
+    @staticmethod
+    def _arrays(cap: int) -> tuple:
+        return (np.zeros(cap, np.int64), np.zeros((cap, 2), np.int64), np.zeros((cap, 7)), np.zeros((cap, 3)),
+                np.zeros(cap, np.int64), np.zeros((cap, 4, 3)), np.zeros((cap, 4, 3)))
+
+    def spare_for(self, manifolds: int) -> tuple:
+        """The spare set, big enough for ``manifolds`` entries."""
+        if len(self.spare[0]) < manifolds:
+            self.spare = self._arrays(max(manifolds, 2 * len(self.spare[0])))
+        return self.spare
+
+    def swap(self, count: int) -> None:
+        """Make the spare set (just filled) the current one."""
+        self.current, self.spare = self.spare, self.current
+        self.count = count
+
+    def forget(self) -> None:
+        """Drop every entry (after bodies were removed or rows reused)."""
+        self.count = 0
+
+
 @dataclass(frozen=True)
 class CollisionEvent:
     """A collision begin or end between two bodies, reported after the step that saw it.

@@ -16,8 +16,8 @@ import numpy as np
 from .bodies import Body, BodyArrays, rotate, unrotate
 from .broadphase import BroadPhase
 from .collide import Manifold
-from .contacts import CollisionEvent, ContactArrays, ContactSolverData
-from .core import events, integrate, islands, solver, substeps
+from .contacts import CollisionEvent, ContactArrays, ContactSolverData, ManifoldCache
+from .core import events, integrate, islands, manifold_cache, solver, substeps
 from .core.broadphase import speculative_margins
 from .core.narrowphase import collide_pairs
 from .shapes import ConvexHull, HullTable, Shape
@@ -135,6 +135,8 @@ class World:
         self._default_masses: dict[int, float] = {}
         self._lock_rotation: set[int] = set()  # rows with infinite inertia
         self._solver = ContactSolverData()
+        self._manifold_cache = ManifoldCache()
+        self._fresh = ContactArrays()  # the manifolds collided afresh while the others come from the cache
         self._joint_arrays: tuple | None = None
         self._begin_callbacks: list[Callable[[CollisionEvent], None]] = []
         self._end_callbacks: list[Callable[[CollisionEvent], None]] = []
@@ -162,6 +164,10 @@ class World:
         self.max_push_velocity = 3.0  # m/s: the fastest that overlaps are pushed apart
         self.linear_slop = 0.0  # m of overlap left alone by the push-out
         self.speculative_distance = 0.02  # m: contacts are made this far before touching
+        # reuse a pair's manifold while the pair moves less than 1 mm / 2° relative to itself (Jolt's body
+        # pair cache); False collides every pair afresh every step
+        self.contact_cache = True
+        self.cached_manifolds = 0  # how many of the last step's manifolds came from the cache
         self.max_speculative = 0.25  # m: the most a body's travel extends its margin when CCD is off
         self.joint_hertz = 60.0
         self.joint_damping_ratio = 5.0
@@ -218,6 +224,7 @@ class World:
             raise ValueError(f"unknown response method {value!r}; choose one of {', '.join(RESPONSES)}")
         self._response = value
         self._solver.forget()
+        self._manifold_cache.forget()
         self.wake_all()
 
     @property
@@ -291,6 +298,7 @@ class World:
             d.vel[i] = v
             d.angvel[i] = 0.0 if lock_rotation else w
         self._solver.forget()
+        self._manifold_cache.forget()
         return Body(self, i, int(d.generation[i]))
 
     def _set_mass(self, i: int, m: float) -> None:
@@ -338,6 +346,7 @@ class World:
         self._default_masses.pop(i, None)
         self._lock_rotation.discard(i)
         self._solver.forget()
+        self._manifold_cache.forget()
 
     def body(self, index: int) -> Body:
         """The handle of the live body in row ``index``."""
@@ -529,15 +538,42 @@ class World:
         return out[:n]
 
     def _collide(self, pairs: np.ndarray, margins: np.ndarray) -> None:
+        """The narrow phase: a manifold per touching candidate pair, into ``self.contacts``. With
+        ``contact_cache``, pairs whose relative pose has hardly changed since their manifold was computed
+        reuse it (see ``core/manifold_cache.py``); the others are collided afresh."""
         d = self.data
         c = self.contacts
-        c.ensure(len(pairs))
-        if len(pairs) == 0:
+        mc = self._manifold_cache
+        npairs = len(pairs)
+        nbodies = max(d.n, 1)
+        c.ensure(npairs)
+        H = self.hulls.arrays()
+        out = (c.body_a, c.body_b, c.normal, c.npoints, c.points_a, c.points_b, c.depth)
+        source = np.full(max(npairs, 1), -1, np.int64)
+        if not self.contact_cache:
+            mc.forget()
+        if npairs == 0:
             c.count = 0
-            return
-        c.count = collide_pairs(pairs, len(pairs), d.kind, d.params, d.pos, d.quat, self.hulls.arrays(),
-                                margins, c.body_a, c.body_b, c.normal, c.npoints, c.points_a, c.points_b,
-                                c.depth)
+        elif mc.count:
+            reuse = np.empty(npairs, np.int64)
+            todo = np.empty((npairs, 2), np.int64)
+            ck, cab, cpose = mc.current[:3]
+            nt = manifold_cache.find_reusable(pairs, npairs, d.pos, d.quat, nbodies, ck, cab, cpose, mc.count,
+                                              reuse, todo)
+            f = self._fresh
+            f.ensure(max(nt, 1))
+            fresh = (f.body_a, f.body_b, f.normal, f.npoints, f.points_a, f.points_b, f.depth)
+            nf = collide_pairs(todo, nt, d.kind, d.params, d.pos, d.quat, H, margins, *fresh) if nt else 0
+            c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, mc.current[1:],
+                                                     fresh, nf, out, source)
+        else:
+            c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out)
+        self.cached_manifolds = int((source[: c.count] >= 0).sum())
+        if self.contact_cache:
+            new = mc.spare_for(max(c.count, 1))
+            manifold_cache.remember_manifolds(c.count, c.body_a, c.body_b, c.normal, c.npoints, c.points_a,
+                                              c.points_b, source, d.pos, d.quat, nbodies, mc.current, new)
+            mc.swap(c.count)
 
     def _respond(self, n: int, dt: float) -> None:
         """Prepare the contacts, then run the selected response method over the sub-steps."""

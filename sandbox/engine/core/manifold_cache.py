@@ -1,0 +1,162 @@
+"""Reusing last step's manifolds for pairs that have hardly moved relative to each other (Jolt's body
+pair cache): two boxes resting on each other give the same contact manifold step after step, so while
+body B's pose in body A's frame stays within ``CACHE_DISTANCE`` and ``CACHE_ANGLE`` of the pose the
+manifold was computed at, its points are taken from the cache (kept in each body's own frame) and only
+mapped to the world again, with their depths measured anew. A pair that moves more is collided afresh.
+
+The cache is a list of manifolds sorted by pair key ``min(a, b)·n + max(a, b)``, like the candidate pairs
+of the broad phase, so finding a pair's entry is one merge.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .vecmath import add, dot, load3, load4, quat_conj, quat_inv_rotate, quat_mul, quat_rotate, store3, sub
+
+CACHE_DISTANCE = 1e-3  # m
+CACHE_ANGLE = math.radians(2.0)
+
+
+@njit(cache=True)
+def relative_pose(pos, quat, a, b):
+    """Body b's centre and orientation in body a's frame."""
+    qa = load4(quat, a)
+    return quat_inv_rotate(qa, sub(load3(pos, b), load3(pos, a))), quat_mul(quat_conj(qa), load4(quat, b))
+
+
+@njit(cache=True)
+def find_reusable(pairs, npairs, pos, quat, nbodies, ck, cab, cpose, cm, reuse, todo):
+    """For each candidate pair p: ``reuse[p]`` = the cache row of its manifold when the pair's relative
+    pose is still within the tolerances of the one that manifold was computed at, else −1; the pairs
+    without a reusable manifold are listed in ``todo`` (rows of ``pairs``, in order). ``ck``: the cache's
+    sorted keys; ``cab``: its body pairs in manifold order (A, B); ``cpose``: the relative pose (t, q) of
+    each entry; ``cm``: the number of entries. Returns the number of pairs in ``todo``."""
+    half = math.cos(0.5 * CACHE_ANGLE)
+    j = 0
+    nt = 0
+    for p in range(npairs):
+        a = pairs[p, 0]
+        b = pairs[p, 1]
+        key = min(a, b) * nbodies + max(a, b)
+        while j < cm and ck[j] < key:
+            j += 1
+        reuse[p] = -1
+        if j < cm and ck[j] == key:
+            ea = cab[j, 0]
+            eb = cab[j, 1]
+            t, q = relative_pose(pos, quat, ea, eb)
+            dt = sub(t, load3(cpose, j))
+            q0 = (cpose[j, 3], cpose[j, 4], cpose[j, 5], cpose[j, 6])
+            # the rotation from the cached relative orientation to the current one: cos(angle/2) = |q0·q|
+            c = abs(q0[0] * q[0] + q0[1] * q[1] + q0[2] * q[2] + q0[3] * q[3])
+            if dot(dt, dt) < CACHE_DISTANCE * CACHE_DISTANCE and c > half:
+                reuse[p] = j
+        if reuse[p] < 0:
+            todo[nt, 0] = pairs[p, 0]
+            todo[nt, 1] = pairs[p, 1]
+            nt += 1
+    return nt
+
+
+@njit(cache=True)
+def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, fresh, nfresh, out, source):
+    """The manifolds of all candidate pairs, in pair order, into ``out``: a reused pair's from its cache
+    row (points mapped from the bodies' frames to the world, normal from A's frame, depths (pa − pb)·n
+    measured now), the others from ``fresh`` (``collide_pairs`` on the ``todo`` pairs, in the same
+    order). ``source[m]`` receives the cache row a manifold came from, or −1 for a fresh one.
+    Returns the number of manifolds."""
+    cab, cpose, cn, cnp, cla, clb = cache
+    fa, fb, fnormal, fnp, fpa, fpb, fdepth = fresh
+    oa, ob, onormal, onp, opa, opb, odepth = out
+    f = 0
+    m = 0
+    for p in range(npairs):
+        r = reuse[p]
+        if r >= 0:
+            a = cab[r, 0]
+            b = cab[r, 1]
+            qa = load4(quat, a)
+            qb = load4(quat, b)
+            xa = load3(pos, a)
+            xb = load3(pos, b)
+            n = quat_rotate(qa, load3(cn, r))
+            oa[m] = a
+            ob[m] = b
+            store3(onormal, m, n)
+            onp[m] = cnp[r]
+            for k in range(cnp[r]):
+                pa = add(xa, quat_rotate(qa, (cla[r, k, 0], cla[r, k, 1], cla[r, k, 2])))
+                pb = add(xb, quat_rotate(qb, (clb[r, k, 0], clb[r, k, 1], clb[r, k, 2])))
+                for c in range(3):
+                    opa[m, k, c] = pa[c]
+                    opb[m, k, c] = pb[c]
+                odepth[m, k] = dot(sub(pa, pb), n)
+            source[m] = r
+            m += 1
+            continue
+        a = pairs[p, 0]
+        b = pairs[p, 1]
+        if f < nfresh and ((fa[f] == a and fb[f] == b) or (fa[f] == b and fb[f] == a)):
+            oa[m] = fa[f]
+            ob[m] = fb[f]
+            for c in range(3):
+                onormal[m, c] = fnormal[f, c]
+            onp[m] = fnp[f]
+            for k in range(fnp[f]):
+                for c in range(3):
+                    opa[m, k, c] = fpa[f, k, c]
+                    opb[m, k, c] = fpb[f, k, c]
+                odepth[m, k] = fdepth[f, k]
+            source[m] = -1
+            f += 1
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def remember_manifolds(m, body_a, body_b, normal, npoints, points_a, points_b, source, pos, quat, nbodies,
+                       old, new):
+    """Fill the cache ``new`` from this step's ``m`` manifolds: a reused one keeps its ``old`` entry (and
+    so the pose it was computed at, which keeps the tolerance from creeping), a fresh one is stored in
+    its bodies' frames with the relative pose of now."""
+    ock, ocab, ocpose, ocn, ocnp, ocla, oclb = old
+    ck, cab, cpose, cn, cnp, cla, clb = new
+    for i in range(m):
+        a = body_a[i]
+        b = body_b[i]
+        ck[i] = min(a, b) * nbodies + max(a, b)
+        cab[i, 0] = a
+        cab[i, 1] = b
+        r = source[i]
+        cnp[i] = npoints[i]
+        if r >= 0:
+            for c in range(7):
+                cpose[i, c] = ocpose[r, c]
+            for c in range(3):
+                cn[i, c] = ocn[r, c]
+            for k in range(npoints[i]):
+                for c in range(3):
+                    cla[i, k, c] = ocla[r, k, c]
+                    clb[i, k, c] = oclb[r, k, c]
+            continue
+        t, q = relative_pose(pos, quat, a, b)
+        qa = load4(quat, a)
+        qb = load4(quat, b)
+        xa = load3(pos, a)
+        xb = load3(pos, b)
+        for c in range(3):
+            cpose[i, c] = t[c]
+        for c in range(4):
+            cpose[i, 3 + c] = q[c]
+        store3(cn, i, quat_inv_rotate(qa, load3(normal, i)))
+        for k in range(npoints[i]):
+            pa = (points_a[i, k, 0], points_a[i, k, 1], points_a[i, k, 2])
+            pb = (points_b[i, k, 0], points_b[i, k, 1], points_b[i, k, 2])
+            la = quat_inv_rotate(qa, sub(pa, xa))
+            lb = quat_inv_rotate(qb, sub(pb, xb))
+            for c in range(3):
+                cla[i, k, c] = la[c]
+                clb[i, k, c] = lb[c]
