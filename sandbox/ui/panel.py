@@ -271,6 +271,9 @@ class Panel:
         changed, value = imgui.checkbox("Continuous collision (CCD)", bool(world.ccd))
         if changed:
             world.ccd = value
+        changed, value = imgui.checkbox("Reuse resting manifolds", bool(world.contact_cache))
+        if changed:
+            world.contact_cache = value
         changed, value = imgui.checkbox("Sleeping", bool(world.sleeping))
         if changed:
             world.sleeping = value
@@ -430,7 +433,7 @@ class Panel:
         rows = (("Bodies", f"{int(live.sum())}  ({awake} awake, {int(dynamic.sum()) - awake} asleep, "
                            f"{int(static.sum())} static)"),
                 ("Broad-phase pairs", f"{len(world.pairs)}  ({world.broadphase})"),
-                ("Manifolds", f"{m}  ({points} contact points)"),
+                ("Manifolds", f"{m}  ({points} points, {world.cached_manifolds} reused)"),
                 ("Broad phase", f"{t.get('broad', 0.0):.2f} ms"),
                 ("Narrow phase", f"{t.get('narrow', 0.0):.2f} ms"),
                 ("Solve", f"{t.get('solve', 0.0):.2f} ms"),
