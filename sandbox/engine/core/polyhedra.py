@@ -101,6 +101,25 @@ def _store_normal(normal, n):
 
 
 @njit(cache=True, inline="always")
+def _clip_plane(src, m, dst, side, off):
+    """One Sutherland–Hodgman stage: the part of the convex polygon ``src[:m]`` where side·x <= off,
+    written to ``dst`` (at most m + 1 vertices); returns its vertex count."""
+    out = 0
+    for k in range(m):
+        p = load3(src, k)
+        q = load3(src, (k + 1) % m)
+        dp = dot(side, p) - off
+        dq = dot(side, q) - off
+        if dp <= 0.0:
+            store3(dst, out, p)
+            out += 1
+        if (dp <= 0.0) != (dq <= 0.0):
+            store3(dst, out, add(p, scale(sub(q, p), dp / (dp - dq))))
+            out += 1
+    return out
+
+
+@njit(cache=True, inline="always")
 def _clip_to_face(ref, nref, n, poly, npoly, spare):
     """Sutherland–Hodgman: clip the convex polygon ``poly[:npoly]`` against the side planes of the
     reference polygon ``ref[:nref]`` (CCW around its normal ``n``). The planes pass through the reference
@@ -113,21 +132,8 @@ def _clip_to_face(ref, nref, n, poly, npoly, spare):
     for i in range(nref):
         v0 = load3(ref, i)
         side = cross(sub(load3(ref, (i + 1) % nref), v0), n)
-        off = dot(side, v0)
-        out = 0
-        for k in range(m):
-            p = load3(src, k)
-            q = load3(src, (k + 1) % m)
-            dp = dot(side, p) - off
-            dq = dot(side, q) - off
-            if dp <= 0.0:
-                store3(dst, out, p)
-                out += 1
-            if (dp <= 0.0) != (dq <= 0.0):
-                store3(dst, out, add(p, scale(sub(q, p), dp / (dp - dq))))
-                out += 1
+        m = _clip_plane(src, m, dst, side, dot(side, v0))
         src, dst = dst, src
-        m = out
         if m == 0:
             break
     return src, m
@@ -248,26 +254,6 @@ def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, fr
 
 
 @njit(cache=True, inline="always")
-def _clip_half_plane(src, m, dst, axis, sign, limit):
-    """One Sutherland–Hodgman stage in face coordinates: keep the part of polygon ``src[:m]`` where
-    ``sign·x[axis] <= limit`` (one side of a rectangle), writing it to ``dst``; returns its vertex
-    count."""
-    out = 0
-    for k in range(m):
-        p = load3(src, k)
-        q = load3(src, (k + 1) % m)
-        dp = sign * p[axis] - limit
-        dq = sign * q[axis] - limit
-        if dp <= 0.0:
-            store3(dst, out, p)
-            out += 1
-        if (dp <= 0.0) != (dq <= 0.0):
-            store3(dst, out, add(p, scale(sub(q, p), dp / (dp - dq))))
-            out += 1
-    return out
-
-
-@njit(cache=True, inline="always")
 def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
                       pts_b, depths):
     """Face contact of two boxes: the incident face ``poly[:4]`` clipped to the reference face, a
@@ -278,10 +264,10 @@ def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, f
     for c in range(4):
         x = sub(load3(poly, c), cf)
         store3(poly, c, (dot(x, u), dot(x, v), dot(x, n)))
-    m = _clip_half_plane(poly, 4, spare, 0, 1.0, hu)
-    m = _clip_half_plane(spare, m, poly, 0, -1.0, hu)
-    m = _clip_half_plane(poly, m, spare, 1, 1.0, hv)
-    m = _clip_half_plane(spare, m, poly, 1, -1.0, hv)
+    m = _clip_plane(poly, 4, spare, (1.0, 0.0, 0.0), hu)
+    m = _clip_plane(spare, m, poly, (-1.0, 0.0, 0.0), hu)
+    m = _clip_plane(poly, m, spare, (0.0, 1.0, 0.0), hv)
+    m = _clip_plane(spare, m, poly, (0.0, -1.0, 0.0), hv)
     kept = 0
     for k in range(m):
         x = load3(poly, k)
