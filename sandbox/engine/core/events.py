@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .layout import pair_key
+
 
 @njit(cache=True)
 def diff_touching(new_keys, new_rows, old_keys, nbodies, alive, awake, out_keys, begin_rows, end_keys):
@@ -65,7 +67,7 @@ def touching_keys(m, body_a, body_b, npoints, depth, impulse, nbodies, keys, row
         if touching:
             a = body_a[i]
             b = body_b[i]
-            keys[t] = min(a, b) * nbodies + max(a, b)
+            keys[t] = pair_key(a, b, nbodies)
             rows[t] = i
             t += 1
     for k in range(1, t):

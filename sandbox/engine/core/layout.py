@@ -28,7 +28,13 @@ face_vstart, face_vcount, face_verts, edge_start, edge_count, edges, edge_faces)
 
 Manifolds: one per colliding pair, at most ``MAX_POINTS`` points, normal from body A to body B, depth
 positive when overlapping (negative down to ``-margin`` for speculative contacts).
+
+Body pairs are keyed ``pair_key(a, b, n) = min(a, b)·n + max(a, b)``: the broad phase's sorted pairs, the
+manifolds and the lists kept from step to step (warm starting, the manifold cache, collision events) are
+all sorted by it, so matching one list against another is a merge.
 """
+
+from numba import njit
 
 SPHERE = 0
 BOX = 1
@@ -37,3 +43,9 @@ HULL = 3
 KIND_NAMES = ("sphere", "box", "capsule", "hull")
 
 MAX_POINTS = 4
+
+
+@njit(cache=True)
+def pair_key(a, b, nbodies):
+    """The key of the body pair {a, b} among ``nbodies`` rows (either order gives the same key)."""
+    return min(a, b) * nbodies + max(a, b)

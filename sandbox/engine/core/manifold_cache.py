@@ -14,6 +14,7 @@ import math
 
 from numba import njit
 
+from .layout import pair_key
 from .vecmath import add, dot, load3, load4, quat_conj, quat_inv_rotate, quat_mul, quat_rotate, store3, sub
 
 CACHE_DISTANCE = 1e-3  # m
@@ -40,7 +41,7 @@ def find_reusable(pairs, npairs, pos, quat, nbodies, ck, cab, cpose, cm, reuse, 
     for p in range(npairs):
         a = pairs[p, 0]
         b = pairs[p, 1]
-        key = min(a, b) * nbodies + max(a, b)
+        key = pair_key(a, b, nbodies)
         while j < cm and ck[j] < key:
             j += 1
         reuse[p] = -1
@@ -127,7 +128,7 @@ def remember_manifolds(m, body_a, body_b, normal, npoints, points_a, points_b, s
     for i in range(m):
         a = body_a[i]
         b = body_b[i]
-        ck[i] = min(a, b) * nbodies + max(a, b)
+        ck[i] = pair_key(a, b, nbodies)
         cab[i, 0] = a
         cab[i, 1] = b
         r = source[i]

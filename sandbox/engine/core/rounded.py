@@ -305,18 +305,23 @@ def _face_count(H, hid):
 
 
 @njit(cache=True)
+def _box_plane(axis, sign, h):
+    """The plane of the box face on ``axis`` (0, 1, 2) facing ``sign`` (±1): outward unit normal and
+    offset, ``n·x = h[axis]``."""
+    if axis == 0:
+        return (sign, 0.0, 0.0), h[0]
+    if axis == 1:
+        return (0.0, sign, 0.0), h[1]
+    return (0.0, 0.0, sign), h[2]
+
+
+@njit(cache=True)
 def _face_plane(H, hid, h, f):
     """Outward unit normal ``n`` and offset ``d`` (``n·x = d``) of face ``f`` (0-based within the shape).
 
     Box faces are ordered +x, -x, +y, -y, +z, -z."""
     if hid < 0:
-        axis = f >> 1
-        sign = 1.0 - 2.0 * (f & 1)
-        if axis == 0:
-            return (sign, 0.0, 0.0), h[0]
-        if axis == 1:
-            return (0.0, sign, 0.0), h[1]
-        return (0.0, 0.0, sign), h[2]
+        return _box_plane(f >> 1, 1.0 - 2.0 * (f & 1), h)
     g = H[3][hid] + f
     fn = H[5]
     return (fn[g, 0], fn[g, 1], fn[g, 2]), H[6][g]
@@ -336,13 +341,7 @@ def _side_plane(H, hid, h, f, j):
     from outside) ``m = edge × n``."""
     if hid < 0:
         # The four side planes of a box face are the faces on its two tangent axes.
-        axis = ((f >> 1) + 1 + (j >> 1)) % 3
-        sign = 1.0 - 2.0 * (j & 1)
-        if axis == 0:
-            return (sign, 0.0, 0.0), h[0]
-        if axis == 1:
-            return (0.0, sign, 0.0), h[1]
-        return (0.0, 0.0, sign), h[2]
+        return _box_plane(((f >> 1) + 1 + (j >> 1)) % 3, 1.0 - 2.0 * (j & 1), h)
     g = H[3][hid] + f
     n, _ = _face_plane(H, hid, h, f)
     vs = H[7][g]

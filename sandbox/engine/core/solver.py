@@ -49,6 +49,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .layout import pair_key
 from .vecmath import (
     add,
     cross,
@@ -281,7 +282,7 @@ def match_previous(m, mb_a, mb_b, m_first, prev_m, prev_key, nbodies, match):
     for i in range(m):
         a = mb_a[i]
         b = mb_b[i]
-        key = min(a, b) * nbodies + max(a, b)
+        key = pair_key(a, b, nbodies)
         while j < prev_m and prev_key[j] < key:
             j += 1
         match[i] = j if (j < prev_m and prev_key[j] == key and m_first[i] >= 0) else -1
@@ -700,7 +701,7 @@ def store_impulses(m, mb_a, mb_b, m_first, m_npoints, S, out_impulse, keep_key, 
         a = mb_a[i]
         b = mb_b[i]
         f = m_first[i]
-        keep_key[i] = min(a, b) * nbodies + max(a, b)
+        keep_key[i] = pair_key(a, b, nbodies)
         keep_first[i] = max(f, 0)
         keep_np[i] = m_npoints[i] if f >= 0 else 0
         for p in range(4):
