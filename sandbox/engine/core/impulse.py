@@ -30,11 +30,14 @@ def point_velocity(vel, angvel, i, r):
 def effective_mass(ima, imb, ia, ib, ra, rb, d):
     """The effective mass K along the unit direction ``d`` of a contact between bodies of inverse masses
     ``ima``, ``imb`` and world inverse inertias ``ia``, ``ib`` (row-major 9-tuples) at the anchors
-    ``ra``, ``rb``: 1/K = 1/mA + 1/mB + d·((IA⁻¹(rA×d))×rA) + d·((IB⁻¹(rB×d))×rB). Zero when neither body
-    can move."""
-    inv_k = (ima + imb + dot(d, cross(mat_vec(ia, cross(ra, d)), ra))
-             + dot(d, cross(mat_vec(ib, cross(rb, d)), rb)))
-    return 1.0 / inv_k if inv_k > 0.0 else 0.0
+    ``ra``, ``rb``: 1/K = 1/mA + 1/mB + d·((IA⁻¹(rA×d))×rA) + d·((IB⁻¹(rB×d))×rB). Each angular term is
+    computed in its equal form (rA×d)·IA⁻¹(rA×d) (the scalar triple product a·(b×c) = (c×a)·b), with the
+    same operations as the wide solver's cached rows, so both solvers get the same K to the last bit.
+    Zero when neither body can move."""
+    rad = cross(ra, d)
+    rbd = cross(rb, d)
+    inv_k = ima + imb + dot(rad, mat_vec(ia, rad)) + dot(rbd, mat_vec(ib, rbd))
+    return dot(d, d) / inv_k if inv_k > 0.0 else 0.0
 
 
 @njit(cache=True)
