@@ -322,6 +322,8 @@ class RestitutionLedger:
         rules = ", ".join(sorted({row.rule for row in self.impacts})) or self.world.restitution_rule
         lines = [f"{len(self.impacts)} impacts (rule {rules}); measured e = −v′ₙ/vₙ against configured:"]
         for s in self.summary():
+            # a relative error means nothing against e = 0: there it is the absolute one
+            error = f"{100 * s.mean_error:.1f} %" if s.configured > 0 else f"{s.mean_error:.3f} (absolute)"
             lines.append(f"  configured e {s.configured:.3f}: {s.count} impacts, measured mean {s.mean:.3f} "
-                         f"(from {s.lowest:.3f} to {s.highest:.3f}), mean error {100 * s.mean_error:.1f} %")
+                         f"(from {s.lowest:.3f} to {s.highest:.3f}), mean error {error}")
         return "\n".join(lines)
