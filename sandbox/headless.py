@@ -33,7 +33,7 @@ from typing import IO
 
 import numpy as np
 
-from .engine import World
+from .engine import Box, Capsule, ConvexHull, Sphere, World
 from .ledger import IMPACT_COLUMNS, RestitutionLedger
 from .scene_file import SceneFileError, load_scene_file
 from .scenes import SCENES
@@ -322,10 +322,6 @@ class Progress:
         self.label = label
         self.start = time.perf_counter()
         self.last = 0.0
-        if self.enabled:
-            # the very first step compiles the kernels when numba's cache is cold: say so up front
-            self.stream.write(f"\r{label}: starting (the first run ever compiles the physics kernels)...")
-            self.stream.flush()
 
     def update(self, done: int) -> None:
         """Show ``done`` of ``total`` steps."""
@@ -350,14 +346,45 @@ class Progress:
 # the run
 
 
+def build_world(builder: Callable[[World], object], settings: Iterable[str]) -> World:
+    """A new world with the scene built into it and the ``--set`` settings applied (RunError if bad)."""
+    world = World()
+    builder(world)
+    apply_settings(world, settings)
+    return world
+
+
+def warm_up(args: argparse.Namespace) -> None:
+    """Step a small scratch world that holds every shape kind, touching, under the run's settings, so that
+    numba has loaded (or, on a cold cache, compiled) the kernels before the measured run: otherwise the
+    stage timings of the first step, and of the first contact, would be loading times. It also checks the
+    settings before any output file is opened."""
+    name = args.scene_builder[0]
+    if sys.stderr.isatty():
+        sys.stderr.write(f"\r{PROG} {name}: loading the physics kernels (the first run ever compiles them, "
+                         "which takes a minute or two)...\033[K")
+        sys.stderr.flush()
+    try:
+        w = World()
+        w.add_body(Box((4.0, 0.5, 4.0)), position=(0.0, -0.5, 0.0), mass=0.0)
+        gem = ConvexHull(np.array([(0, 0.5, 0), (0.4, 0, 0), (-0.4, 0, 0.1), (0, 0, 0.4), (0, -0.4, -0.3)]))
+        for k, shape in enumerate((Sphere(0.3), Box((0.3, 0.3, 0.3)), Capsule(0.2, 0.3), gem)):
+            for j in range(2):
+                w.add_body(shape, position=(0.5 * k - 0.75, 0.3 + 0.45 * j, 0.1 * j))
+        apply_settings(w, args.settings)
+        for _ in range(3):
+            w.step(args.dt)
+    finally:
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
 def run(args: argparse.Namespace, outputs: dict[str, IO[str]]) -> tuple[World, RestitutionLedger | None]:
     """Build the scene, apply the settings and step it ``args.steps`` times, writing the step rows to
     ``outputs["csv"]`` (if given) as they come; returns the world and, when impacts were asked for, the
     ledger that watched it."""
-    _, builder = args.scene_builder
-    world = World()
-    builder(world)
-    apply_settings(world, args.settings)
+    world = build_world(args.scene_builder[1], args.settings)
     ledger = RestitutionLedger(world) if "impacts" in outputs else None
     writer = csv.writer(outputs["csv"], lineterminator="\n") if "csv" in outputs else None
     keys: list[str] = []
@@ -427,6 +454,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.steps is None:
             raise RunError("--steps N is required")
         args.scene_builder = resolve_scene(args.scene)
+        warm_up(args)
         streams, atomic = _open_outputs(args)
         start = time.perf_counter()
         world, ledger = run(args, streams)
@@ -438,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted; nothing written", file=sys.stderr)
+        print(f"{PROG}: interrupted; no file written", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # the reader of standard output went away (e.g. `| head`): stop quietly (Python's advice: point
