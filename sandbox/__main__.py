@@ -97,6 +97,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, objec
 
 def main(argv: list[str] | None = None) -> int:
     """Run the sandbox app; returns the exit status (0 on success)."""
+    rest = sys.argv[1:] if argv is None else argv
+    if rest[:1] == ["run"]:  # `sandbox run ...`: a headless run, no window (see headless.py)
+        from .headless import main as run_headless
+
+        return run_headless(rest[1:])
     args, scene = parse_args(argv)
     import pyglet
 
