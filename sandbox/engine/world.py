@@ -38,7 +38,8 @@ CONTACT_SOLVERS = ("wide", "reference")  # in the order of core.records' WIDE, R
 # the step's stages in the order they run (World.timings); the middle six run once per sub-step, their
 # times summed over the sub-steps
 STAGES = ("find_pairs", "collide", "prepare_contacts", *SUBSTEP_STAGES, "store_impulses", "sleep", "events")
-RESTITUTION_RULES = ("product", "min", "max", "average")
+RESTITUTION_RULES = ("product", "min", "max", "average")  # in the order of core/restitution.py's RULE_*
+FRICTION_RULES = ("geometric", "min", "max", "average", "product")  # in the order of core/friction.py's RULE_*
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,7 @@ class World:
         self._iterations = 10
         self._response = "impulse"
         self._restitution_rule = "product"
+        self._friction_rule = "geometric"
         self._contact_solver = "wide"
         self._warm_starting = True
         self.ccd = True
@@ -250,6 +252,18 @@ class World:
             raise ValueError(f"unknown restitution rule {value!r}; choose one of "
                              f"{', '.join(RESTITUTION_RULES)}")
         self._restitution_rule = value
+
+    @property
+    def friction_rule(self) -> str:
+        """How two bodies' friction coefficients combine: "geometric" (default, √(μa·μb)), "min", "max",
+        "average" or "product"."""
+        return self._friction_rule
+
+    @friction_rule.setter
+    def friction_rule(self, value: str) -> None:
+        if value not in FRICTION_RULES:
+            raise ValueError(f"unknown friction rule {value!r}; choose one of {', '.join(FRICTION_RULES)}")
+        self._friction_rule = value
 
     @property
     def contact_solver(self) -> str:
@@ -644,8 +658,8 @@ class World:
                            d.restitution, d.friction, d.dpos, d.drot, d.speed, d.scratch)
         previous = s.previous()
         contact_prepare.match_previous(c.count, c.body_a, c.body_b, c.first, previous, max(d.n, 1), s.match)
-        rule = RESTITUTION_RULES.index(self._restitution_rule)
-        contact_prepare.prepare_contacts(nb, blocks, c.manifolds(), c.first, bodies, rule, s.match, previous,
+        rules = (FRICTION_RULES.index(self._friction_rule), RESTITUTION_RULES.index(self._restitution_rule))
+        contact_prepare.prepare_contacts(nb, blocks, c.manifolds(), c.first, bodies, rules, s.match, previous,
                                          self._warm_starting, points, s.Inv)
         contacts = SolverContacts(npts, nb, wide, blocks, c.body_a, c.body_b, c.first, c.npoints, points, s.V,
                                   s.D)

@@ -10,8 +10,6 @@ anchors within 5 cm in body A's frame.
 
 from __future__ import annotations
 
-import math
-
 from numba import njit
 
 from .contact_rows import (
@@ -41,6 +39,7 @@ from .contact_rows import (
     get3,
     put3,
 )
+from .friction import combine_friction
 from .impulse import point_velocity
 from .layout import pair_key
 from .restitution import combine_restitution
@@ -75,12 +74,12 @@ def match_previous(m, mb_a, mb_b, m_first, previous, nbodies, match):
 
 
 @njit(cache=True)
-def prepare_contacts(nb, blocks, manifolds, m_first, bodies, rule, match, previous, warm_starting, pts, Inv):
+def prepare_contacts(nb, blocks, manifolds, m_first, bodies, rules, match, previous, warm_starting, pts, Inv):
     """Turn the ``manifolds`` into solver contact points (one per manifold point, in ``pts``) and give
     them last step's impulses (``previous``) unless ``warm_starting`` is off.
 
     A body that does not move counts as immovable (no inverse mass or inertia), so that nothing the solver
-    does can change it. Friction combines as √(μa·μb), restitution by ``rule``. Runs after
+    does can change it. Friction and restitution combine by ``rules`` = (friction rule, restitution rule). Runs after
     ``color_contacts``, block by block so that the writes to ``cw`` stay close together; the slots of a
     lane beyond its manifold's points are zeroed. The Jacobian rows and effective masses are then computed
     for all lanes of a slot at once (``jacobian_lanes``), from the inverse inertias gathered into
@@ -112,8 +111,8 @@ def prepare_contacts(nb, blocks, manifolds, m_first, bodies, rule, match, previo
                 Inv[at(0, IIB + r, lane)] = ib[r]
             Inv[at(0, IMA2, lane)] = inv_mass[a] if moving[a] else 0.0
             Inv[at(0, IMB2, lane)] = inv_mass[b] if moving[b] else 0.0
-            mu = math.sqrt(bodies.friction[a] * bodies.friction[b])
-            e = combine_restitution(bodies.restitution[a], bodies.restitution[b], rule)
+            mu = combine_friction(bodies.friction[a], bodies.friction[b], rules[0])
+            e = combine_restitution(bodies.restitution[a], bodies.restitution[b], rules[1])
             j = match[i] if warm_starting else -1
             for p in range(m_npoints[i]):
                 k = m_first[i] + p
