@@ -39,7 +39,7 @@ CONTACT_SOLVERS = ("wide", "reference")  # in the order of core.records' WIDE, R
 # times summed over the sub-steps
 STAGES = ("find_pairs", "collide", "prepare_contacts", *SUBSTEP_STAGES, "store_impulses", "sleep", "events")
 RESTITUTION_RULES = ("product", "min", "max", "average")  # in the order of core/restitution.py's RULE_*
-FRICTION_RULES = ("geometric", "min", "max", "average", "product")  # in the order of core/friction.py's RULE_*
+FRICTION_RULES = ("geometric", "min", "max", "average", "product")  # the order of core/friction.py's RULE_*
 
 
 @dataclass(frozen=True)
