@@ -7,6 +7,7 @@ and ``ContactArrays``; this module only owns the arrays, checks input, and times
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -834,3 +835,13 @@ class World:
         orbital = np.cross(r, d.mass[live, None] * d.vel[live]).sum(axis=0)
         return orbital + self._world_inertia(live, d.angvel[live]).sum(axis=0)
 
+    def state_hash(self) -> str:
+        """A SHA-256 digest (hex) of every live body's position, orientation, velocity and angular velocity,
+        bit for bit: equal hashes mean identical states (Box2D's determinism test compares such a hash
+        across processes, platforms and versions)."""
+        d = self.data
+        live = np.flatnonzero(d.alive[: d.n])
+        h = hashlib.sha256(live.astype(np.int64).tobytes())
+        for field in (d.pos, d.quat, d.vel, d.angvel):
+            h.update(np.ascontiguousarray(field[live]).tobytes())
+        return h.hexdigest()
