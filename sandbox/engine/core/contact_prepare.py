@@ -81,9 +81,9 @@ def prepare_contacts(nb, blocks, manifolds, m_first, bodies, rules, match, previ
     A body that does not move counts as immovable (no inverse mass or inertia), so that nothing the solver
     does can change it. Friction and restitution combine by ``rules`` = (friction rule, restitution
     rule). Runs after ``color_contacts``, block by block so that the writes to ``cw`` stay close
-    together; the slots of a lane beyond its manifold's points are zeroed. The Jacobian rows and effective masses are then computed
-    for all lanes of a slot at once (``jacobian_lanes``), from the inverse inertias gathered into
-    ``Inv``."""
+    together; the slots of a lane beyond its manifold's points are zeroed. The Jacobian rows and
+    effective masses are then computed for all lanes of a slot at once (``jacobian_lanes``), from the
+    inverse inertias gathered into ``Inv``."""
     cb, cla, clb, cidx, cw = pts.bodies, pts.local_a, pts.local_b, pts.row, pts.cw
     order, blk_start, blk_lanes, blk_slots, blk_off = (blocks.order, blocks.start, blocks.lanes, blocks.slots,
                                                        blocks.offset)
