@@ -4,8 +4,8 @@ The impulse method is Catto's sequential impulses (GDC 2005) arranged as Box2D v
 (Catto, "Solver2D", 2024): per step the contacts are prepared once (``contact_prepare.py``); per sub-step
 the velocities are integrated, the accumulated impulses of the last sub-step applied again (warm
 starting), every contact solved once with a soft position bias (``soft_constraint.py``), the positions
-integrated, and the normals solved once more without bias ("relax"), so that the push-out of overlaps
-never turns into kinetic energy. Restitution follows the sub-steps (``restitution.py``).
+integrated, and every contact solved once more without bias ("relax"), so that the push-out of
+overlaps never turns into kinetic energy. Restitution follows the sub-steps (``restitution.py``).
 
 **Wide blocks.** The manifolds come coloured and cut into blocks of up to ``L`` lanes
 (``graph_color.py``), the manifolds of one block sharing no moving body. A pass gathers a block's body
@@ -250,7 +250,7 @@ def normal_lanes(nl, cw, base, V, D, coefficients):
 
 
 @njit(cache=True)
-def solve_contacts(contacts, bodies, coefficients, use_bias):
+def solve_contacts(contacts, bodies, coefficients):
     """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant, block by
     block (see the module's docstring).
 
@@ -263,9 +263,8 @@ def solve_contacts(contacts, bodies, coefficients, use_bias):
     when the iterations stop. Normal: s > 0 is a speculative contact that only stops the approach that
     would close the gap within the sub-step (v_n ≥ −s/h); an overlap gets a soft bias (a spring of
     contact hertz, pushing at most the max push velocity) given by ``coefficients`` (see
-    ``normal_coefficients``) when ``use_bias``. The accumulated normal impulse is clamped at ≥ 0. Without
-    ``use_bias`` this is the relax pass: normals only, no bias. Covers the coloured blocks; the overflow
-    is the reference solver's."""
+    ``normal_coefficients``); with the relax pass's coefficients there is no bias. The accumulated normal
+    impulse is clamped at ≥ 0. Covers the coloured blocks; the overflow is the reference solver's."""
     B, cw, V, D = contacts.table, contacts.pts.cw, contacts.V, contacts.D
     order, blk_start, blk_lanes, blk_slots, blk_off = B.order, B.start, B.lanes, B.slots, B.offset
     mb_a, mb_b = contacts.body_a, contacts.body_b
@@ -284,10 +283,10 @@ def solve_contacts(contacts, bodies, coefficients, use_bias):
         for p in range(blk_slots[blk]):
             base = blk_off[blk] + p * NF * STRIDE
             # each lane: friction first, then the normal (two loops, each short enough for the processor
-            # to overlap the independent lanes); the relax pass does the normals only, without bias:
-            # friction was solved in the biased passes (as in Rapier's stabilisation passes)
-            if use_bias:
-                friction_lanes(blk_lanes[blk], cw, base, V)
+            # to overlap the independent lanes). The relax pass solves friction too (Box2D v3): its
+            # normal impulses are the final ones, and friction clamped by them is what makes a spinning
+            # box slow down at Coulomb's rate (with friction only in the biased passes, 2-5 % slower)
+            friction_lanes(blk_lanes[blk], cw, base, V)
             normal_lanes(blk_lanes[blk], cw, base, V, D, coefficients)
         scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
 

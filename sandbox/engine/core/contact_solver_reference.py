@@ -41,7 +41,7 @@ from .vecmath import ZERO_MAT, cross, dot, load3, load_mat, mat_vec, store3, sub
 
 
 @njit(cache=True)
-def solve_point(k, contacts, bodies, coefficients, use_bias, warm):
+def solve_point(k, contacts, bodies, coefficients, warm):
     """Solve contact point ``k`` once (or, with ``warm``, apply its accumulated impulses again)."""
     cw = contacts.pts.cw
     c = contacts.pts.row[k]  # where point k's fields are (contact_rows.py)
@@ -67,24 +67,24 @@ def solve_point(k, contacts, bodies, coefficients, use_bias, warm):
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, cw[at(c, LAM_T2, 0)], mat_vec(ia, rat2),
                                    mat_vec(ib, rbt2))
     else:
-        if use_bias:
-            # friction: the tangential impulse that stops the sliding, kept inside the disc |λt| ≤ μ·λn
-            old1, old2 = cw[at(c, LAM_T1, 0)], cw[at(c, LAM_T2, 0)]
-            dv = sub(vb, va)
-            vt1 = dot(dv, t1) + dot(wb, rbt1) - dot(wa, rat1)  # the sliding velocity along t1 and t2
-            vt2 = dot(dv, t2) + dot(wb, rbt2) - dot(wa, rat2)
-            l1 = old1 - effective_mass(ima, imb, ia, ib, ra, rb, t1) * vt1
-            l2 = old2 - effective_mass(ima, imb, ia, ib, ra, rb, t2) * vt2
-            limit = cw[at(c, MU, 0)] * cw[at(c, LAM_N, 0)]
-            shrink = min(1.0, limit / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
-            l1 *= shrink
-            l2 *= shrink
-            va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - old1, mat_vec(ia, rat1),
-                                       mat_vec(ib, rbt1))
-            va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - old2, mat_vec(ia, rat2),
-                                       mat_vec(ib, rbt2))
-            cw[at(c, LAM_T1, 0)] = l1
-            cw[at(c, LAM_T2, 0)] = l2
+        # friction, in every pass (the relax pass too, see contact_solver.solve_contacts): the tangential
+        # impulse that stops the sliding, kept inside the disc |λt| ≤ μ·λn
+        old1, old2 = cw[at(c, LAM_T1, 0)], cw[at(c, LAM_T2, 0)]
+        dv = sub(vb, va)
+        vt1 = dot(dv, t1) + dot(wb, rbt1) - dot(wa, rat1)  # the sliding velocity along t1 and t2
+        vt2 = dot(dv, t2) + dot(wb, rbt2) - dot(wa, rat2)
+        l1 = old1 - effective_mass(ima, imb, ia, ib, ra, rb, t1) * vt1
+        l2 = old2 - effective_mass(ima, imb, ia, ib, ra, rb, t2) * vt2
+        limit = cw[at(c, MU, 0)] * cw[at(c, LAM_N, 0)]
+        shrink = min(1.0, limit / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
+        l1 *= shrink
+        l2 *= shrink
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - old1, mat_vec(ia, rat1),
+                                   mat_vec(ib, rbt1))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - old2, mat_vec(ia, rat2),
+                                   mat_vec(ib, rbt2))
+        cw[at(c, LAM_T1, 0)] = l1
+        cw[at(c, LAM_T2, 0)] = l2
         # the gap now, to first order from how far each body moved and turned since the step began
         dx = sub(load3(bodies.dpos, b), load3(bodies.dpos, a))
         s = (cw[at(c, SEP0, 0)] + dot(dx, n) + dot(load3(bodies.drot, b), rbn)
@@ -114,7 +114,7 @@ def solve_point(k, contacts, bodies, coefficients, use_bias, warm):
 
 
 @njit(cache=True)
-def solve_blocks(contacts, bodies, coefficients, use_bias, warm, first, last):
+def solve_blocks(contacts, bodies, coefficients, warm, first, last):
     """One pass over blocks ``first``…``last − 1`` of ``contacts``: every manifold in colour order, every
     point of it in turn (``solve_point``); with ``warm``, the warm start instead."""
     B = contacts.table
@@ -122,4 +122,4 @@ def solve_blocks(contacts, bodies, coefficients, use_bias, warm, first, last):
         for lane in range(B.lanes[blk]):
             i = B.order[B.start[blk] + lane]
             for p in range(contacts.npoints[i]):
-                solve_point(contacts.first[i] + p, contacts, bodies, coefficients, use_bias, warm)
+                solve_point(contacts.first[i] + p, contacts, bodies, coefficients, warm)

@@ -62,7 +62,7 @@ def solve_joints_and_grabs(joints, grabs, bodies, h, use_bias, settings):
 
 
 @njit(cache=True)
-def contact_pass(contacts, bodies, coefficients, use_bias, warm, all_reference):
+def contact_pass(contacts, bodies, coefficients, warm, all_reference):
     """One pass of the impulse method over every contact point: the coloured blocks by the wide solver
     (unless ``all_reference``), then the rest (the overflow, or everything) by the reference solver. With
     ``warm`` the pass is the warm start."""
@@ -71,10 +71,10 @@ def contact_pass(contacts, bodies, coefficients, use_bias, warm, all_reference):
         if warm:
             warm_start(contacts, bodies)
         else:
-            solve_contacts(contacts, bodies, coefficients, use_bias)
+            solve_contacts(contacts, bodies, coefficients)
         first = contacts.wide_blocks
     if first < contacts.blocks:
-        reference.solve_blocks(contacts, bodies, coefficients, use_bias, warm, first, contacts.blocks)
+        reference.solve_blocks(contacts, bodies, coefficients, warm, first, contacts.blocks)
 
 
 @njit(cache=True)
@@ -113,7 +113,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times):
         times[T_INTEGRATE_VELOCITIES] += t1 - t0
         if mode == IMPULSE:
             if settings.warm_starting:
-                contact_pass(contacts, bodies, biased, True, True, all_reference)
+                contact_pass(contacts, bodies, biased, True, all_reference)
                 if joints.count:
                     solve_distance_joints(joints, bodies, h, True, settings.joint_hertz,
                                           settings.joint_damping_ratio, True)
@@ -123,7 +123,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times):
             times[T_WARM_START] += t2 - t1
             for _ in range(max(base + (sub < extra), 1)):
                 solve_joints_and_grabs(joints, grabs, bodies, h, True, settings)
-                contact_pass(contacts, bodies, biased, True, False, all_reference)
+                contact_pass(contacts, bodies, biased, False, all_reference)
         else:
             t2 = clock()
             solve_joints_and_grabs(joints, grabs, bodies, h, True, settings)
@@ -138,7 +138,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times):
         times[T_INTEGRATE_POSITIONS] += t4 - t3
         if mode == IMPULSE:
             solve_joints_and_grabs(joints, grabs, bodies, h, False, settings)
-            contact_pass(contacts, bodies, relax, False, False, all_reference)
+            contact_pass(contacts, bodies, relax, False, all_reference)
         elif mode == PROJECTION:
             project_contacts(contacts.points, contacts.pts, bodies)
         cap_contact_speeds(bodies, contacts.points, contacts.pts, settings.max_push_velocity)
