@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .validate import points as validate_points
+
 
 @dataclass(frozen=True)
 class HullData:
@@ -34,14 +36,9 @@ _DEGENERATE = "points must contain at least 4 non-coplanar points (fewer than 4 
 
 
 def _check_points(points: object) -> np.ndarray:
-    try:
-        pts = np.asarray(points, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"points must be an (n, 3) array of numbers, got {points!r}") from None
-    if pts.ndim != 2 or pts.shape[1] != 3:
-        raise ValueError(f"points must be an (n, 3) array, got shape {pts.shape}")
-    if not np.all(np.isfinite(pts)):
-        raise ValueError("points must be finite (found NaN or infinity)")
+    """``points`` as an (n, 3) float64 array of at least 4 finite points; ValueError naming the first bad
+    point (a ragged list included) otherwise."""
+    pts = validate_points("points", points)
     if len(pts) < 4:
         raise ValueError(f"points must hold at least 4 points, got {len(pts)}")
     return pts
