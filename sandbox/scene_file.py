@@ -56,10 +56,10 @@ from pathlib import Path
 import numpy as np
 
 from .engine import Box, Capsule, ConvexHull, Sphere, World
-from .engine.settings import MAX_DT, SETTINGS, is_number
+from .engine.settings import MAX_DT, SETTINGS
 from .engine.shapes import Shape
+from .engine.validate import is_number, show
 from .engine.validate import points as check_points
-from .engine.validate import show
 
 MAX_FILE_BYTES = 64 * 2**20
 """The largest scene file read (64 MiB, about 150 000 saved bodies' worth of text)."""

@@ -24,21 +24,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .validate import is_number, show
+
 MAX_DT = 0.1
 """The longest time step ``World.step`` accepts (s). Beyond it a step is no longer a small piece of
 motion: a box resting on the ground falls through it within one step of 10 s (it ended 274 m below), and
 the soft contacts, whose stiffness is capped at a quarter of the sub-step rate, turn to mush."""
 
 KINDS = ("float", "int", "bool", "choice")
-
-
-def is_number(value: object) -> bool:
-    """True for a real number that is not a bool: a Python int or float or a numpy integer or float
-    scalar. Strings and booleans are refused although Python would convert them (``float("0.5")``,
-    ``float(True)``): in a scene file or a setter they are a mistake, not a number."""
-    if isinstance(value, (bool, np.bool_)):
-        return False
-    return isinstance(value, (int, float, np.integer, np.floating))
 
 
 @dataclass(frozen=True)
@@ -61,23 +54,23 @@ class Setting:
         ``ValueError`` naming the setting, the value and what is allowed otherwise."""
         if self.kind == "bool":
             if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"{self.name} must be True or False, got {value!r}")
+                raise ValueError(f"{self.name} must be True or False, got {show(value)}")
             return bool(value)
         if self.kind == "choice":
             if not isinstance(value, str) or value not in self.choices:
-                raise ValueError(f"{self.name} must be one of {', '.join(self.choices)}; got {value!r}")
+                raise ValueError(f"{self.name} must be one of {', '.join(self.choices)}; got {show(value)}")
             return value
         unit = f" {self.unit}" if self.unit else ""
         if self.kind == "int":
             if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) \
                     or not self.min <= value <= self.max:
                 raise ValueError(f"{self.name} must be an integer from {self.min:g} to {self.max:g}{unit}, "
-                                 f"got {value!r}")
+                                 f"got {show(value)}")
             return int(value)
         if not is_number(value) or not math.isfinite(float(value)) \
                 or not self.min <= float(value) <= self.max:
             raise ValueError(f"{self.name} must be a number from {self.min:g} to {self.max:g}{unit}, "
-                             f"got {value!r}")
+                             f"got {show(value)}")
         return float(value)
 
 

@@ -14,8 +14,7 @@ import numpy as np
 
 from .core.layout import BOX, CAPSULE, HULL, SPHERE
 from .hull import HullData, build_hull, hull_mass_properties
-from .settings import is_number
-from .validate import length, vec
+from .validate import is_number, length, vec
 from .validate import points as validate_points
 
 

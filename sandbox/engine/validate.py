@@ -21,8 +21,6 @@ import reprlib
 
 import numpy as np
 
-from .settings import is_number
-
 MIN_MASS = 1e-6
 """The lightest dynamic body (kg), a milligram; 0 means static. Lighter ones make the inverse mass and
 inertia overflow (1/1e-320 is infinite)."""
@@ -45,6 +43,15 @@ MAX_FRICTION = 10.0
 """The largest friction coefficient (real materials stay below about 1.5)."""
 MAX_GRAVITY_SCALE = 100.0
 """The largest magnitude of a body's gravity scale."""
+
+
+def is_number(value: object) -> bool:
+    """True for a real number that is not a bool: a Python int or float or a numpy integer or float
+    scalar. Strings and booleans are refused although Python would convert them (``float("0.5")``,
+    ``float(True)``): in a scene file or a setter they are a mistake, not a number."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    return isinstance(value, (int, float, np.integer, np.floating))
 
 
 _SHORT = reprlib.Repr()
@@ -75,7 +82,7 @@ def float_in(name: str, value: object, lo: float, hi: float, unit: str = "") -> 
     """``value`` as a float in the closed range ``lo``..``hi``; ValueError naming ``name`` otherwise."""
     x = finite_float(name, value)
     if not lo <= x <= hi:
-        raise ValueError(f"{name} must be from {lo:g} to {hi:g}{' ' + unit if unit else ''}, got {x:g}")
+        raise ValueError(f"{name} must be from {lo:g} to {hi:g}{' ' + unit if unit else ''}, got {x!r}")
     return x
 
 
@@ -99,7 +106,7 @@ def length(name: str, value: object) -> float:
     """A shape dimension (m): positive, from ``MIN_LENGTH`` to ``MAX_LENGTH``."""
     x = positive_float(name, value)
     if not MIN_LENGTH <= x <= MAX_LENGTH:
-        raise ValueError(f"{name} must be from {MIN_LENGTH:g} to {MAX_LENGTH:g} m, got {x:g}")
+        raise ValueError(f"{name} must be from {MIN_LENGTH:g} to {MAX_LENGTH:g} m, got {x!r}")
     return x
 
 
@@ -108,7 +115,7 @@ def body_mass(name: str, value: object) -> float:
     inertia's inverse are finite."""
     m = non_negative_float(name, value)
     if m != 0.0 and not MIN_MASS <= m <= MAX_MASS:
-        raise ValueError(f"{name} must be 0 (static) or from {MIN_MASS:g} to {MAX_MASS:g} kg, got {m:g}")
+        raise ValueError(f"{name} must be 0 (static) or from {MIN_MASS:g} to {MAX_MASS:g} kg, got {m!r}")
     return m
 
 
