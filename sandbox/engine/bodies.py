@@ -192,8 +192,9 @@ class Body:
     @linear_velocity.setter
     def linear_velocity(self, value) -> None:
         d = self._data
+        x = vec("linear_velocity", value, limit=MAX_SPEED)  # checked even where it is ignored: a static body
         if not d.static[self.index]:
-            d.vel[self.index] = vec("linear_velocity", value, limit=MAX_SPEED)
+            d.vel[self.index] = x
         self._world._touch(self.index)
 
     @property
@@ -204,8 +205,9 @@ class Body:
     @angular_velocity.setter
     def angular_velocity(self, value) -> None:
         d = self._data
+        x = vec("angular_velocity", value, limit=MAX_ANGULAR_SPEED)  # checked even for a static body
         if not d.static[self.index]:
-            d.angvel[self.index] = vec("angular_velocity", value, limit=MAX_ANGULAR_SPEED)
+            d.angvel[self.index] = x
         self._world._touch(self.index)
 
     @property

@@ -19,12 +19,11 @@ ValueError: ccd must be True or False, got 'false'
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from .validate import is_number, show
+from .validate import finite_float, show
 
 MAX_DT = 0.1
 """The longest time step ``World.step`` accepts (s). Beyond it a step is no longer a small piece of
@@ -67,11 +66,11 @@ class Setting:
                 raise ValueError(f"{self.name} must be an integer from {self.min:g} to {self.max:g}{unit}, "
                                  f"got {show(value)}")
             return int(value)
-        if not is_number(value) or not math.isfinite(float(value)) \
-                or not self.min <= float(value) <= self.max:
+        x = finite_float(self.name, value)  # a number (not a bool or a string), finite, not a huge int
+        if not self.min <= x <= self.max:
             raise ValueError(f"{self.name} must be a number from {self.min:g} to {self.max:g}{unit}, "
                              f"got {show(value)}")
-        return float(value)
+        return x
 
 
 def _table(*entries: Setting) -> dict[str, Setting]:

@@ -161,9 +161,9 @@ def vec(name: str, value: object, size: int = 3, limit: float = math.inf) -> np.
 
 def unit_quaternion(name: str, value: object) -> np.ndarray:
     """``value`` as a normalised quaternion (x, y, z, w); ValueError if not finite or of zero length."""
-    q = vec(name, value, 4)
+    q = vec(name, value, 4, limit=1e150)  # beyond 1e150 the squared norm overflows
     n = float(np.linalg.norm(q))
-    if not 1e-9 <= n <= 1e150:  # beyond 1e150 the squared norm overflows
+    if n < 1e-9:
         raise ValueError(f"{name} must be a non-zero quaternion (x, y, z, w), got {q.tolist()}")
     return q / n
 
