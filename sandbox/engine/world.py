@@ -308,7 +308,7 @@ class World:
 
     def _set_mass(self, i: int, m: float) -> None:
         """Mass and inertia of row ``i`` from its shape; 0 makes it static (infinite mass and inertia).
-        ``m`` has been checked by ``validate.mass``, so 1/m is finite; nothing changes on a ValueError."""
+        ``m`` has been checked by ``validate.body_mass``, so 1/m is finite; nothing changes on a ValueError."""
         d = self.data
         shape = self._shapes[i]
         if m > 0:
