@@ -126,37 +126,39 @@ def boolean(name: str, value: object) -> bool:
     return bool(value)
 
 
-def _numbers(name: str, value: object, what: str) -> np.ndarray:
-    """``value`` (a numpy array of a numeric dtype, or a sequence of numbers) as a float64 array;
-    ValueError when an entry is not a number. Checking entries before numpy converts them is what
-    refuses ``[True, 0, 0]`` and ``["1", "2", "3"]``, which ``np.asarray(..., float)`` would accept."""
+def vec(name: str, value: object, size: int = 3, limit: float = math.inf) -> np.ndarray:
+    """``value`` (a numpy array of a numeric dtype, or a sequence of numbers) as a float64 array of shape
+    ``(size,)`` with finite entries of magnitude at most ``limit``; ValueError naming ``name`` otherwise.
+
+    Checking the entries before numpy converts them is what refuses ``[True, 0, 0]`` and
+    ``["1", "2", "3"]``, which ``np.asarray(..., float)`` would accept. The checks run on a Python list:
+    for three numbers that is several times faster than numpy's reductions, and ``add_body`` makes four."""
+    what = f"{size} numbers"
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "iuf":
             raise ValueError(f"{name} must be {what}, got an array of {value.dtype}")
-        return value.astype(np.float64)
-    if isinstance(value, (str, bytes, dict, set)) or not hasattr(value, "__iter__"):
-        raise ValueError(f"{name} must be {what}, got {show(value)}")
-    items = list(value)  # type: ignore[call-overload]
-    for item in items:
-        if not is_number(item):
-            raise ValueError(f"{name} must be {what}, got {show(value)} (entry {show(item)})")
-    try:
-        return np.array(items, dtype=np.float64)
-    except OverflowError:
-        raise ValueError(f"{name} must be finite, got {show(value)}") from None
-
-
-def vec(name: str, value: object, size: int = 3, limit: float = math.inf) -> np.ndarray:
-    """``value`` as a float64 array of shape ``(size,)`` with finite entries of magnitude at most
-    ``limit``; ValueError naming ``name`` otherwise."""
-    a = _numbers(name, value, f"{size} numbers")
-    if a.shape != (size,):
-        raise ValueError(f"{name} must have {size} components, got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be finite, got {a.tolist()}")
-    if np.any(np.abs(a) > limit):
-        raise ValueError(f"{name} components must be at most {limit:g} in magnitude, got {a.tolist()}")
-    return a
+        if value.shape != (size,):
+            raise ValueError(f"{name} must have {size} components, got shape {value.shape}")
+        xs = value.astype(np.float64).tolist()
+    else:
+        if isinstance(value, (str, bytes, dict, set)) or not hasattr(value, "__iter__"):
+            raise ValueError(f"{name} must be {what}, got {show(value)}")
+        items = list(value)  # type: ignore[call-overload]
+        for item in items:
+            if not is_number(item):
+                raise ValueError(f"{name} must be {what}, got {show(value)} (entry {show(item)})")
+        if len(items) != size:
+            raise ValueError(f"{name} must have {size} components, got {len(items)}")
+        try:
+            xs = [float(x) for x in items]
+        except OverflowError:  # an int beyond float64's range
+            raise ValueError(f"{name} must be finite, got {show(value)}") from None
+    for x in xs:
+        if not math.isfinite(x):
+            raise ValueError(f"{name} must be finite, got {xs}")
+        if abs(x) > limit:
+            raise ValueError(f"{name} components must be at most {limit:g} in magnitude, got {xs}")
+    return np.array(xs)
 
 
 def unit_quaternion(name: str, value: object) -> np.ndarray:

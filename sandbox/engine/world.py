@@ -256,7 +256,7 @@ class World:
         w = vec("angular_velocity", angular_velocity, limit=MAX_ANGULAR_SPEED)
         gs = float_in("gravity_scale", gravity_scale, -MAX_GRAVITY_SCALE, MAX_GRAVITY_SCALE)
         lock = boolean("lock_rotation", lock_rotation)
-        self._inverse_inertia(shape, m, lock)  # raises before a row is taken
+        inv_inertia = self._inverse_inertia(shape, m, lock)  # raises before a row is taken
         d = self.data
         i = d.allocate()
         if d.capacity > len(self._island):
@@ -283,7 +283,7 @@ class World:
             self._lock_rotation.add(i)
         else:
             self._lock_rotation.discard(i)
-        self._set_mass(i, m)
+        self._set_mass(i, m, inv_inertia)
         if m > 0:
             d.vel[i] = v
             d.angvel[i] = 0.0 if lock else w
@@ -306,13 +306,15 @@ class World:
             raise ValueError(f"mass {m:g} kg gives {shape!r} an inertia whose inverse is not finite")
         return inv
 
-    def _set_mass(self, i: int, m: float) -> None:
-        """Mass and inertia of row ``i`` from its shape; 0 makes it static (infinite mass and inertia).
-        ``m`` has been checked by ``validate.body_mass``, so 1/m is finite; nothing changes on a ValueError."""
+    def _set_mass(self, i: int, m: float, inv_inertia: np.ndarray | None = None) -> None:
+        """Mass and inertia of row ``i`` from its shape (``inv_inertia``, the body-frame inverse inertia,
+        when the caller has it already); 0 makes it static (infinite mass and inertia). ``m`` has been
+        checked by ``validate.body_mass``, so 1/m is finite; nothing changes on a ValueError."""
         d = self.data
         shape = self._shapes[i]
         if m > 0:
-            inv_inertia = self._inverse_inertia(shape, m, i in self._lock_rotation)
+            if inv_inertia is None:
+                inv_inertia = self._inverse_inertia(shape, m, i in self._lock_rotation)
             d.mass[i] = m
             d.inv_mass[i] = 1.0 / m
             d.static[i] = False
