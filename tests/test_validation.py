@@ -276,3 +276,11 @@ def test_removed_handles_are_refused_by_world_methods():
         with pytest.raises(ValueError, match="removed"):
             call()
     assert len(w1.bodies) == 1 and b1.alive
+
+
+def test_raycast_refuses_a_max_distance_that_is_not_a_number():
+    w, _ = resting_box()
+    for bad in ("5", True, -1.0, math.nan):
+        with pytest.raises(ValueError, match="max_distance"):
+            w.raycast((0, 5, 0), (0, -1, 0), max_distance=bad)
+    assert w.raycast((0, 5, 0), (0, -1, 0), max_distance=10).distance == pytest.approx(4.0)

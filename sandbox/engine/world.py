@@ -7,6 +7,7 @@ and ``ContactArrays``; this module only owns the arrays, checks input, and times
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from .validate import (
     body_mass,
     boolean,
     float_in,
+    is_number,
     positive_float,
     show,
     unit_quaternion,
@@ -685,7 +687,7 @@ class World:
         length = float(np.linalg.norm(dvec))
         if length < 1e-12:
             raise ValueError("direction must be a non-zero vector")
-        md = float(max_distance)
+        md = float(max_distance) if is_number(max_distance) else math.nan  # no bools or strings
         if np.isnan(md) or md < 0:
             raise ValueError(f"max_distance must be non-negative, got {max_distance!r}")
         d = self.data
