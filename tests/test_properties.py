@@ -212,16 +212,22 @@ JSON = st.recursive(JSON_SCALARS, lambda inner: st.one_of(st.lists(inner, max_si
                                                                            max_size=4)), max_leaves=12)
 
 
+# point clouds from 1e-300 m to 10 km across: the small ones must be refused, not break the construction
+SCALED_CLOUDS = st.tuples(st.lists(st.tuples(*[st.floats(-1, 1)] * 3), min_size=4, max_size=10),
+                          st.floats(-300, 4)).map(lambda t: np.array(t[0]).reshape(-1, 3) * 10.0 ** t[1])
+
+
 @FAST
 @given(points=st.one_of(st.lists(st.one_of(st.lists(st.floats(-5, 5), min_size=2, max_size=4), JSON),
-                                 max_size=8), JSON))
+                                 max_size=8), JSON, SCALED_CLOUDS))
 def test_hulls_are_built_or_refused_with_a_value_error(points):
     try:
         hull = ConvexHull(points)
     except ValueError as exc:
         assert "points" in str(exc)
     else:
-        assert len(hull.vertices) >= 4 and hull.volume() > 0
+        assert len(hull.vertices) >= 4 and hull.volume() > 0 and np.all(np.isfinite(hull.inertia(1.0)))
+        World().add_body(hull)
 
 
 # --- scene files --------------------------------------------------------------------------------------

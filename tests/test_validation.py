@@ -284,3 +284,26 @@ def test_raycast_refuses_a_max_distance_that_is_not_a_number():
         with pytest.raises(ValueError, match="max_distance"):
             w.raycast((0, 5, 0), (0, -1, 0), max_distance=bad)
     assert w.raycast((0, 5, 0), (0, -1, 0), max_distance=10).distance == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-110, 1e-5])
+def test_hulls_smaller_than_the_smallest_shape_are_refused(scale):
+    with pytest.raises(ValueError, match="points must span at least"):
+        ConvexHull(np.array(CUBE, float) * scale)
+    assert ConvexHull(np.array(CUBE, float) * 1e-3).volume() == pytest.approx(1e-9)
+
+
+NEEDLE = [[-6.079586741049, 2.8019e-08, 6.7695e-08], [4.178599337943, 6.2273e-08, 2.5902e-08],
+          [-3.253221312684, 4.3373e-08, -4.6573e-08], [4.235488132709, -7.0634e-08, 5.2576e-08],
+          [-4.289415744176, -2.0167e-08, -2.9602e-08], [2.446324493943, -5.192e-08, -1.6758e-08]]
+SLIVER = [[-9.308780111565312, 1.2344647823066826e-06, 3.873043421674201e-07],
+          [9.575973842777168, -4.0031255254257946e-07, 6.783385845730973e-07],
+          [-9.312298186095564, -8.871738764072444e-07, -5.92344347014282e-07],
+          [1.0781809675861884, 1.525837234148009e-07, -2.693849463867831e-09]]
+
+
+@pytest.mark.parametrize("points", [NEEDLE, SLIVER])
+def test_clouds_thinner_than_the_hull_tolerances_are_refused_as_degenerate(points):
+    # these passed the degeneracy check, then collapsed into a hull of 2 vertices or broke numpy
+    with pytest.raises(ValueError, match="non-coplanar"):
+        ConvexHull(points)
