@@ -12,10 +12,24 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .core.vecmath import quat_inv_rotate, quat_rotate, quat_to_mat
-from .validate import finite_float, non_negative_float, unit_quaternion, vec
+from .validate import (
+    MAX_ANGULAR_SPEED,
+    MAX_COORDINATE,
+    MAX_FRICTION,
+    MAX_GRAVITY_SCALE,
+    MAX_SPEED,
+    body_mass,
+    boolean,
+    float_in,
+    unit_quaternion,
+    vec,
+)
 
 if TYPE_CHECKING:
     from .world import World
+
+MAX_LOAD = 1e15
+"""The largest component of a force (N), torque (N·m) or impulse (N·s) applied in one call."""
 
 # name -> (trailing shape, dtype, fill value for a fresh row)
 _FIELDS: dict[str, tuple[tuple[int, ...], type, float]] = {
@@ -154,7 +168,7 @@ class Body:
     @position.setter
     def position(self, value) -> None:
         d = self._data
-        p = vec("position", value)
+        p = vec("position", value, limit=MAX_COORDINATE)
         d.pos[self.index] = p + rotate(d.quat[self.index], d.com_offset[self.index])
         self._world._touch(self.index)
 
@@ -184,8 +198,9 @@ class Body:
     @linear_velocity.setter
     def linear_velocity(self, value) -> None:
         d = self._data
+        x = vec("linear_velocity", value, limit=MAX_SPEED)  # checked even where it is ignored: a static body
         if not d.static[self.index]:
-            d.vel[self.index] = vec("linear_velocity", value)
+            d.vel[self.index] = x
         self._world._touch(self.index)
 
     @property
@@ -196,8 +211,9 @@ class Body:
     @angular_velocity.setter
     def angular_velocity(self, value) -> None:
         d = self._data
+        x = vec("angular_velocity", value, limit=MAX_ANGULAR_SPEED)  # checked even for a static body
         if not d.static[self.index]:
-            d.angvel[self.index] = vec("angular_velocity", value)
+            d.angvel[self.index] = x
         self._world._touch(self.index)
 
     @property
@@ -207,7 +223,9 @@ class Body:
 
     @mass.setter
     def mass(self, value) -> None:
-        self._world._set_mass(self.index, non_negative_float("mass", value))
+        m = body_mass("mass", value)
+        _ = self._data
+        self._world._set_mass(self.index, m)
 
     @property
     def static(self) -> bool:
@@ -217,27 +235,30 @@ class Body:
     @static.setter
     def static(self, value: bool) -> None:
         d = self._data
-        if bool(value):
+        if boolean("static", value):
             self._world._set_mass(self.index, 0.0)
         elif d.static[self.index]:
             self._world._set_mass(self.index, self._world._default_masses.get(self.index, 1.0))
 
     @property
     def restitution(self) -> float:
+        """Bounciness from 0 (none) to 1 (elastic); combined with the other body's by the world's
+        ``restitution_rule``. Above 1 a bounce would gain energy, so it is refused."""
         return float(self._data.restitution[self.index])
 
     @restitution.setter
     def restitution(self, value) -> None:
-        self._data.restitution[self.index] = non_negative_float("restitution", value)
+        self._data.restitution[self.index] = float_in("restitution", value, 0.0, 1.0)
         self._world._touch(self.index)
 
     @property
     def friction(self) -> float:
+        """Coulomb friction coefficient, from 0 to ``validate.MAX_FRICTION``."""
         return float(self._data.friction[self.index])
 
     @friction.setter
     def friction(self, value) -> None:
-        self._data.friction[self.index] = non_negative_float("friction", value)
+        self._data.friction[self.index] = float_in("friction", value, 0.0, MAX_FRICTION)
         self._world._touch(self.index)
 
     @property
@@ -247,8 +268,15 @@ class Body:
 
     @gravity_scale.setter
     def gravity_scale(self, value) -> None:
-        self._data.gravity_scale[self.index] = finite_float("gravity_scale", value)
+        self._data.gravity_scale[self.index] = float_in("gravity_scale", value, -MAX_GRAVITY_SCALE,
+                                                        MAX_GRAVITY_SCALE)
         self._world._touch(self.index)
+
+    @property
+    def lock_rotation(self) -> bool:
+        """True for a body made with ``lock_rotation``: infinite inertia, so it never turns."""
+        _ = self._data
+        return self.index in self._world._lock_rotation
 
     @property
     def awake(self) -> bool:
@@ -258,7 +286,7 @@ class Body:
     @awake.setter
     def awake(self, value: bool) -> None:
         d = self._data
-        if value:
+        if boolean("awake", value):
             self._world._touch(self.index)
         elif not d.static[self.index]:
             d.awake[self.index] = False
@@ -269,17 +297,17 @@ class Body:
         """Add ``force`` (N) for the next step, at world ``point`` (default: the centre of mass, so no
         torque); a force off the centre also adds the torque (point − com) × force."""
         d = self._data
-        f = vec("force", force)
+        f = vec("force", force, limit=MAX_LOAD)
         d.force[self.index] += f
         if point is not None:
-            r = vec("point", point) - d.pos[self.index]
+            r = vec("point", point, limit=MAX_COORDINATE) - d.pos[self.index]
             d.torque[self.index] += np.cross(r, f)
         self._world._touch(self.index)
 
     def apply_torque(self, torque) -> None:
         """Add ``torque`` (N·m, world frame) for the next step."""
         d = self._data
-        d.torque[self.index] += vec("torque", torque)
+        d.torque[self.index] += vec("torque", torque, limit=MAX_LOAD)
         self._world._touch(self.index)
 
     def apply_impulse(self, impulse, point=None) -> None:
@@ -287,17 +315,17 @@ class Body:
         Δv = j/m, Δω = I⁻¹ (r × j)."""
         d = self._data
         i = self.index
-        j = vec("impulse", impulse)
+        j = vec("impulse", impulse, limit=MAX_LOAD)
         if d.static[i]:
             return
         d.vel[i] += j * d.inv_mass[i]
         if point is not None:
-            r = vec("point", point) - d.pos[i]
+            r = vec("point", point, limit=MAX_COORDINATE) - d.pos[i]
             d.angvel[i] += d.inv_inertia[i] @ np.cross(r, j)
         self._world._touch(i)
 
     def velocity_at(self, point) -> np.ndarray:
         """Velocity of the material point of the body at world ``point``: v + ω × (p − com)."""
         d = self._data
-        r = vec("point", point) - d.pos[self.index]
+        r = vec("point", point, limit=MAX_COORDINATE) - d.pos[self.index]
         return d.vel[self.index] + np.cross(d.angvel[self.index], r)

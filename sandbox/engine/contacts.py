@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bodies import Body
 from .core.contact_rows import ND, NF, NI, NV, STRIDE
 from .core.records import Blocks, CachedManifolds, ContactPoints, Manifolds, StoredImpulses
 
@@ -171,16 +172,19 @@ class ManifoldCache:
         self.count = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CollisionEvent:
     """A collision begin or end between two bodies, reported after the step that saw it.
 
     For a begin event: a contact ``point`` (world), the ``normal`` from ``body_a`` to ``body_b`` and the
-    total normal ``impulse`` (N·s) of that first step; for an end event those are None."""
+    total normal ``impulse`` (N·s) of that first step; for an end event those are None. The handles name
+    the bodies as they were at that step, so an event stays readable after either body is removed (its
+    handle then reports ``alive`` False). Events compare by identity: their arrays have no single truth
+    value to compare by."""
 
     kind: str  # "begin" or "end"
-    body_a: object
-    body_b: object
+    body_a: Body
+    body_b: Body
     point: np.ndarray | None = None
     normal: np.ndarray | None = None
     impulse: float | None = None

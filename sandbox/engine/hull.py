@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .validate import MIN_LENGTH
+from .validate import points as validate_points
+
 
 @dataclass(frozen=True)
 class HullData:
@@ -34,16 +37,17 @@ _DEGENERATE = "points must contain at least 4 non-coplanar points (fewer than 4 
 
 
 def _check_points(points: object) -> np.ndarray:
-    try:
-        pts = np.asarray(points, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"points must be an (n, 3) array of numbers, got {points!r}") from None
-    if pts.ndim != 2 or pts.shape[1] != 3:
-        raise ValueError(f"points must be an (n, 3) array, got shape {pts.shape}")
-    if not np.all(np.isfinite(pts)):
-        raise ValueError("points must be finite (found NaN or infinity)")
+    """``points`` as an (n, 3) float64 array of at least 4 finite points; ValueError naming the first bad
+    point (a ragged list included) otherwise."""
+    pts = validate_points("points", points)
     if len(pts) < 4:
         raise ValueError(f"points must hold at least 4 points, got {len(pts)}")
+    # like every shape's dimensions, the hull's extent is at least MIN_LENGTH: far smaller clouds make
+    # the tolerances, volume and inertia underflow (a 1e-110 m cube broke the construction itself)
+    extent = float((pts.max(axis=0) - pts.min(axis=0)).max())
+    if extent < MIN_LENGTH:
+        raise ValueError(f"points must span at least {MIN_LENGTH:g} m (they all but coincide), "
+                         f"got {extent!r}")
     return pts
 
 
@@ -195,7 +199,9 @@ def build_hull(points: np.ndarray) -> HullData:
     pts = _check_points(points)
     extent = float(np.max(pts.max(axis=0) - pts.min(axis=0)))
     eps = 1e-9 * max(extent, float(np.max(np.abs(pts))))
-    tet = _initial_tetrahedron(pts, eps)
+    # a cloud is degenerate when it is thinner than ten times the tolerance that merges coplanar faces
+    # (100·eps below): thinner ones pass the insertion but collapse into a hull of 2 or 3 vertices
+    tet = _initial_tetrahedron(pts, 1000.0 * eps)
     inner = pts[list(tet)].mean(axis=0)
     th = _TriangleHull(pts)
     for a, b, c in ((tet[0], tet[1], tet[2]), (tet[0], tet[1], tet[3]),

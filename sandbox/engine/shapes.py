@@ -14,7 +14,8 @@ import numpy as np
 
 from .core.layout import BOX, CAPSULE, HULL, SPHERE
 from .hull import HullData, build_hull, hull_mass_properties
-from .validate import positive_float, vec
+from .validate import is_number, length, vec
+from .validate import points as validate_points
 
 
 class Shape:
@@ -41,7 +42,7 @@ class Sphere(Shape):
     kind = SPHERE
 
     def __init__(self, radius: float) -> None:
-        self.radius = positive_float("radius", radius)
+        self.radius = length("radius", radius)
 
     def params(self) -> tuple[float, float, float, float]:
         return (self.radius, 0.0, 0.0, 0.0)
@@ -67,9 +68,9 @@ class Box(Shape):
 
     def __init__(self, half_extents) -> None:
         # a single number means a cube
-        h = vec("half_extents", [half_extents] * 3 if np.ndim(half_extents) == 0 else half_extents)
+        h = vec("half_extents", [half_extents] * 3 if is_number(half_extents) else half_extents)
         for axis, x in zip("xyz", h, strict=True):
-            positive_float(f"half_extents.{axis}", x)
+            length(f"half_extents.{axis}", float(x))
         self.half_extents = h
         self.half_extents.setflags(write=False)
 
@@ -101,8 +102,8 @@ class Capsule(Shape):
     kind = CAPSULE
 
     def __init__(self, radius: float, half_height: float) -> None:
-        self.radius = positive_float("radius", radius)
-        self.half_height = positive_float("half_height", half_height)
+        self.radius = length("radius", radius)
+        self.half_height = length("half_height", half_height)
 
     def params(self) -> tuple[float, float, float, float]:
         return (self.radius, self.half_height, 0.0, 0.0)
@@ -139,13 +140,15 @@ class ConvexHull(Shape):
     for clipping.
 
     The hull is re-centred on its centre of mass: ``vertices`` are relative to it, and ``center`` is where
-    that centre lies in the frame of the given points. A body or ``collide`` call placed at ``position``
-    puts the points' frame origin there, exactly as for the other shapes."""
+    that centre lies in the frame of the given ``points`` (kept as given). A body or ``collide`` call placed
+    at ``position`` puts the points' frame origin there, exactly as for the other shapes."""
 
     kind = HULL
 
     def __init__(self, points) -> None:
-        pts = np.asarray(points, dtype=np.float64) if not isinstance(points, np.ndarray) else points
+        pts = validate_points("points", points)  # names the first bad point, ragged lists included
+        self.points = pts.copy()  # as given, so that a saved hull is rebuilt exactly (scene files)
+        self.points.setflags(write=False)
         data: HullData = build_hull(pts)
         self.data = data
         volume, center, inertia_unit = hull_mass_properties(data.vertices, data.faces)

@@ -8,6 +8,7 @@ and ``ContactArrays``; this module only owns the arrays, checks input, and times
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +21,6 @@ from .collide import Manifold
 from .contacts import CollisionEvent, ContactArrays, ContactSolverData, ManifoldCache
 from .core import (
     contact_prepare,
-    contact_solver,
     events,
     graph_color,
     integrate,
@@ -29,18 +29,35 @@ from .core import (
     substeps,
 )
 from .core.broadphase import speculative_margins
+from .core.contact_solver import store_impulses
 from .core.narrowphase import collide_pairs
 from .core.records import SUBSTEP_STAGES, BodyState, Grabs, Joints, SolverContacts, StepSettings
+from .settings import MAX_DT, SETTINGS, SettingAttribute
 from .shapes import ConvexHull, HullTable, Shape
-from .validate import finite_float, non_negative_float, positive_float, unit_quaternion, vec
+from .validate import (
+    MAX_ANGULAR_SPEED,
+    MAX_COORDINATE,
+    MAX_FRICTION,
+    MAX_GRAVITY,
+    MAX_GRAVITY_SCALE,
+    MAX_SPEED,
+    body_mass,
+    boolean,
+    float_in,
+    is_number,
+    positive_float,
+    show,
+    unit_quaternion,
+    vec,
+)
 
-RESPONSES = ("impulse", "projection", "penalty")  # in the order of core.records' IMPULSE, PROJECTION, PENALTY
-CONTACT_SOLVERS = ("wide", "reference")  # in the order of core.records' WIDE, REFERENCE
+RESPONSES = SETTINGS["response"].choices  # in the order of core.records' IMPULSE, PROJECTION, PENALTY
+RESTITUTION_RULES = SETTINGS["restitution_rule"].choices  # in the order of core/restitution.py's RULE_*
+FRICTION_RULES = SETTINGS["friction_rule"].choices  # in the order of core/friction.py's RULE_*
+CONTACT_SOLVERS = SETTINGS["contact_solver"].choices  # in the order of core.records' WIDE, REFERENCE
 # the step's stages in the order they run (World.timings); the middle six run once per sub-step, their
 # times summed over the sub-steps
 STAGES = ("find_pairs", "collide", "prepare_contacts", *SUBSTEP_STAGES, "store_impulses", "sleep", "events")
-RESTITUTION_RULES = ("product", "min", "max", "average")  # in the order of core/restitution.py's RULE_*
-FRICTION_RULES = ("geometric", "min", "max", "average", "product")  # the order of core/friction.py's RULE_*
 
 
 @dataclass(frozen=True)
@@ -104,7 +121,7 @@ class Grab:
 
     @target.setter
     def target(self, value) -> None:
-        self._target = vec("target", value)
+        self._target = vec("target", value, limit=MAX_COORDINATE)
         self._world._touch(self.body.index)
 
     @property
@@ -134,19 +151,18 @@ class World:
         self.broad = BroadPhase("sap")
         self.pairs = np.zeros((0, 2), np.int64)
         self._events_cache: list[CollisionEvent] | None = []
-        self._no_begins: tuple = (np.zeros(0, np.int64),) * 4
-        self._no_impulses = np.zeros(0)
-        self._begin_data = self._no_begins
-        self._begin_impulse = self._no_impulses
-        self._end_keys = np.zeros(0, np.int64)
-        self._end_n = 1
+        no_rows = np.zeros(0, np.int64)
+        # the last step's events, decoded at the step into rows and generations (see _emit_events)
+        self._begin_data: tuple = (no_rows, no_rows, no_rows, no_rows, np.zeros((0, 3)), np.zeros((0, 3)),
+                                   np.zeros(0))
+        self._end_data: tuple = (no_rows, no_rows, no_rows, no_rows)
         self._removed_ends: list[CollisionEvent] = []
         self.timings = dict.fromkeys(STAGES, 0.0)
         self.joints: list[DistanceJoint] = []
         self.grabs: list[Grab] = []
         self.time = 0.0
         self.steps = 0
-        self._gravity = vec("gravity", gravity)
+        self._gravity = vec("gravity", gravity, limit=MAX_GRAVITY)
         self._shapes: dict[int, Shape] = {}
         self._default_masses: dict[int, float] = {}
         self._lock_rotation: set[int] = set()  # rows with infinite inertia
@@ -157,43 +173,49 @@ class World:
         self._begin_callbacks: list[Callable[[CollisionEvent], None]] = []
         self._end_callbacks: list[Callable[[CollisionEvent], None]] = []
         self._touching = np.zeros(0, np.int64)  # sorted pair keys touching after the last step
+        self._touching_n = 1  # the row count those keys were made with (pair_key's n)
         self._no_grabs: Grabs | None = None
         self._pending_events: list[CollisionEvent] = []
         self._island = np.zeros(self.data.capacity, np.int64)
         self._island_min = np.zeros(self.data.capacity)
-        # settings (validated through the properties below)
-        self._substeps = 4
-        self._iterations = 10
-        self._response = "impulse"
-        self._restitution_rule = "product"
-        self._friction_rule = "geometric"
-        self._contact_solver = "wide"
-        self._warm_starting = True
-        self.ccd = True
-        self.sleeping = True
-        self.linear_damping = 0.001  # 1/s: small, so bounces keep their height (e²·h)
-        self.angular_damping = 0.02  # 1/s: lets rolling bodies come to rest eventually
-        self.restitution_threshold = 1.0  # m/s: slower impacts do not bounce
-        self.contact_hertz = 60.0  # stiffness of the soft contact (capped at a quarter of the sub-step rate)
-        self.contact_damping_ratio = 10.0
-        self.max_push_velocity = 3.0  # m/s: the fastest that overlaps are pushed apart
-        self.linear_slop = 0.0  # m of overlap left alone by the push-out
-        self.speculative_distance = 0.02  # m: contacts are made this far before touching
-        # reuse a pair's manifold while the pair moves less than 1 mm / 2° relative to itself (Jolt's body
-        # pair cache); False collides every pair afresh every step
-        self.contact_cache = True
+        # settings: every one of settings.SETTINGS (defaults, ranges and meanings are in that table), each
+        # checked on assignment by the properties below
+        for setting in SETTINGS.values():
+            setattr(self, setting.name, setting.default)
         self.cached_manifolds = 0  # how many of the last step's manifolds came from the cache
-        self.max_speculative = 0.25  # m: the most a body's travel extends its margin when CCD is off
-        self.joint_hertz = 60.0
-        self.joint_damping_ratio = 5.0
-        self.penalty_hertz = 24.0
-        self.penalty_damping_ratio = 0.7
-        self.sleep_linear_threshold = 0.05  # m/s
-        self.sleep_angular_threshold = 0.05  # m/s at the body's rim
-        self.time_to_sleep = 0.5  # s
 
     # -------------------------------------------------------------------------------------------------
     # settings
+
+    # plain validated settings (see settings.SETTINGS); the ones whose change has side effects
+    # (response, broadphase, gravity) are properties below
+    substeps = SettingAttribute()
+    iterations = SettingAttribute()
+    restitution_rule = SettingAttribute()
+    friction_rule = SettingAttribute()
+    contact_solver = SettingAttribute()  # "wide" (SIMD lanes) or "reference" (one point after another)
+    warm_starting = SettingAttribute()
+    ccd = SettingAttribute()
+    sleeping = SettingAttribute()
+    # reuse a pair's manifold while the pair moves less than 1 mm / 2° relative to itself (Jolt's body
+    # pair cache); False collides every pair afresh every step
+    contact_cache = SettingAttribute()
+    linear_damping = SettingAttribute()
+    angular_damping = SettingAttribute()
+    restitution_threshold = SettingAttribute()
+    contact_hertz = SettingAttribute()
+    contact_damping_ratio = SettingAttribute()
+    max_push_velocity = SettingAttribute()
+    linear_slop = SettingAttribute()
+    speculative_distance = SettingAttribute()
+    max_speculative = SettingAttribute()
+    joint_hertz = SettingAttribute()
+    joint_damping_ratio = SettingAttribute()
+    penalty_hertz = SettingAttribute()
+    penalty_damping_ratio = SettingAttribute()
+    sleep_linear_threshold = SettingAttribute()
+    sleep_angular_threshold = SettingAttribute()  # m/s at the body's rim
+    time_to_sleep = SettingAttribute()
 
     @property
     def gravity(self) -> np.ndarray:
@@ -202,31 +224,8 @@ class World:
 
     @gravity.setter
     def gravity(self, value) -> None:
-        self._gravity = vec("gravity", value)
+        self._gravity = vec("gravity", value, limit=MAX_GRAVITY)
         self.wake_all()
-
-    @property
-    def substeps(self) -> int:
-        """Sub-steps per ``step`` (default 4): the solver and the integrator run this many times per step."""
-        return self._substeps
-
-    @substeps.setter
-    def substeps(self, value: int) -> None:
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 1 <= value <= 64:
-            raise ValueError(f"substeps must be an integer from 1 to 64, got {value!r}")
-        self._substeps = int(value)
-
-    @property
-    def iterations(self) -> int:
-        """Velocity iterations per step (default 10), shared out over the sub-steps (3, 3, 2, 2 with the
-        default 4 sub-steps; at least one each), each sub-step then running one relax iteration."""
-        return self._iterations
-
-    @iterations.setter
-    def iterations(self, value: int) -> None:
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 1 <= value <= 1000:
-            raise ValueError(f"iterations must be an integer from 1 to 1000, got {value!r}")
-        self._iterations = int(value)
 
     @property
     def response(self) -> str:
@@ -235,61 +234,10 @@ class World:
 
     @response.setter
     def response(self, value: str) -> None:
-        if value not in RESPONSES:
-            raise ValueError(f"unknown response method {value!r}; choose one of {', '.join(RESPONSES)}")
-        self._response = value
+        self._response = SETTINGS["response"].check(value)
         self._solver.forget()
         self._manifold_cache.forget()
         self.wake_all()
-
-    @property
-    def restitution_rule(self) -> str:
-        """How two bodies' restitutions combine: "product" (default), "min", "max" or "average"."""
-        return self._restitution_rule
-
-    @restitution_rule.setter
-    def restitution_rule(self, value: str) -> None:
-        if value not in RESTITUTION_RULES:
-            raise ValueError(f"unknown restitution rule {value!r}; choose one of "
-                             f"{', '.join(RESTITUTION_RULES)}")
-        self._restitution_rule = value
-
-    @property
-    def friction_rule(self) -> str:
-        """How two bodies' friction coefficients combine: "geometric" (default, √(μa·μb)), "min", "max",
-        "average" or "product"."""
-        return self._friction_rule
-
-    @friction_rule.setter
-    def friction_rule(self, value: str) -> None:
-        if value not in FRICTION_RULES:
-            raise ValueError(f"unknown friction rule {value!r}; choose one of {', '.join(FRICTION_RULES)}")
-        self._friction_rule = value
-
-    @property
-    def contact_solver(self) -> str:
-        """Which code solves the contacts of the impulse method: "wide" (default: graph-coloured blocks of
-        32 lanes, SIMD, ``core/contact_solver.py``) or "reference" (one point after another, the seed's
-        formula, ``core/contact_solver_reference.py``). Both compute the same impulses up to rounding."""
-        return self._contact_solver
-
-    @contact_solver.setter
-    def contact_solver(self, value: str) -> None:
-        if value not in CONTACT_SOLVERS:
-            raise ValueError(f"unknown contact solver {value!r}; choose one of {', '.join(CONTACT_SOLVERS)}")
-        self._contact_solver = value
-
-    @property
-    def warm_starting(self) -> bool:
-        """Start each step's and sub-step's contact impulses from the last ones (default True, Catto 2005);
-        False solves every sub-step from zero impulses, which needs more iterations for the same result."""
-        return self._warm_starting
-
-    @warm_starting.setter
-    def warm_starting(self, value: bool) -> None:
-        if not isinstance(value, (bool, np.bool_)):
-            raise ValueError(f"warm_starting must be True or False, got {value!r}")
-        self._warm_starting = bool(value)
 
     @property
     def broadphase(self) -> str:
@@ -298,7 +246,7 @@ class World:
 
     @broadphase.setter
     def broadphase(self, value: str) -> None:
-        self.broad.method = value
+        self.broad.method = SETTINGS["broadphase"].check(value)
 
     # -------------------------------------------------------------------------------------------------
     # bodies
@@ -308,17 +256,24 @@ class World:
                  velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0),
                  gravity_scale: float = 1.0, lock_rotation: bool = False) -> Body:
         """Add a body of ``shape`` and return its handle. ``mass`` 0 makes it static (immovable);
-        ``lock_rotation`` gives it infinite inertia (a box that never turns behaves as an AABB)."""
+        ``lock_rotation`` gives it infinite inertia (a box that never turns behaves as an AABB).
+
+        Every argument is checked before anything changes (``ValueError`` naming it otherwise): a mass of
+        0 or from ``validate.MIN_MASS`` to ``MAX_MASS``, restitution from 0 to 1 (above 1 a bounce would
+        gain energy), friction from 0 to ``MAX_FRICTION``, and positions and velocities within the bounds
+        documented in ``validate``."""
         if not isinstance(shape, Shape):
-            raise ValueError(f"shape must be a Sphere, Box, Capsule or ConvexHull, got {shape!r}")
-        p = vec("position", position)
+            raise ValueError(f"shape must be a Sphere, Box, Capsule or ConvexHull, got {show(shape)}")
+        p = vec("position", position, limit=MAX_COORDINATE)
         q = unit_quaternion("orientation", orientation)
-        m = non_negative_float("mass", mass)
-        e = non_negative_float("restitution", restitution)
-        mu = non_negative_float("friction", friction)
-        v = vec("velocity", velocity)
-        w = vec("angular_velocity", angular_velocity)
-        gs = finite_float("gravity_scale", gravity_scale)
+        m = body_mass("mass", mass)
+        e = float_in("restitution", restitution, 0.0, 1.0)
+        mu = float_in("friction", friction, 0.0, MAX_FRICTION)
+        v = vec("velocity", velocity, limit=MAX_SPEED)
+        w = vec("angular_velocity", angular_velocity, limit=MAX_ANGULAR_SPEED)
+        gs = float_in("gravity_scale", gravity_scale, -MAX_GRAVITY_SCALE, MAX_GRAVITY_SCALE)
+        lock = boolean("lock_rotation", lock_rotation)
+        inv_inertia = self._inverse_inertia(shape, m, lock)  # raises before a row is taken
         d = self.data
         i = d.allocate()
         if d.capacity > len(self._island):
@@ -341,31 +296,47 @@ class World:
         d.sleep_time[i] = 0.0
         self._shapes[i] = shape
         self._default_masses[i] = m if m > 0 else 1.0
-        if lock_rotation:
+        if lock:
             self._lock_rotation.add(i)
         else:
             self._lock_rotation.discard(i)
-        self._set_mass(i, m)
+        self._set_mass(i, m, inv_inertia)
         if m > 0:
             d.vel[i] = v
-            d.angvel[i] = 0.0 if lock_rotation else w
+            d.angvel[i] = 0.0 if lock else w
         self._solver.forget()
         self._manifold_cache.forget()
         return Body(self, i, int(d.generation[i]))
 
-    def _set_mass(self, i: int, m: float) -> None:
-        """Mass and inertia of row ``i`` from its shape; 0 makes it static (infinite mass and inertia)."""
+    @staticmethod
+    def _inverse_inertia(shape: Shape, m: float, locked: bool) -> np.ndarray:
+        """The body-frame inverse inertia of ``shape`` with mass ``m`` (zero when static or locked against
+        rotation); ValueError when it is not finite, so that no infinity reaches the solver (the mass and
+        length bounds of ``validate`` keep every shape inside, this is the check that they do)."""
+        if m == 0.0 or locked:
+            return np.zeros((3, 3))
+        try:
+            inv = np.linalg.inv(shape.inertia(m))
+        except np.linalg.LinAlgError:
+            inv = np.full((3, 3), np.inf)
+        if not np.all(np.isfinite(inv)):
+            raise ValueError(f"mass {m:g} kg gives {shape!r} an inertia whose inverse is not finite")
+        return inv
+
+    def _set_mass(self, i: int, m: float, inv_inertia: np.ndarray | None = None) -> None:
+        """Mass and inertia of row ``i`` from its shape (``inv_inertia``, the body-frame inverse inertia,
+        when the caller has it already); 0 makes it static (infinite mass and inertia). ``m`` has been
+        checked by ``validate.body_mass``, so 1/m is finite; nothing changes on a ValueError."""
         d = self.data
         shape = self._shapes[i]
         if m > 0:
+            if inv_inertia is None:
+                inv_inertia = self._inverse_inertia(shape, m, i in self._lock_rotation)
             d.mass[i] = m
             d.inv_mass[i] = 1.0 / m
             d.static[i] = False
             self._default_masses[i] = m
-            if i in self._lock_rotation:
-                d.inv_inertia_local[i] = 0.0
-            else:
-                d.inv_inertia_local[i] = np.linalg.inv(shape.inertia(m))
+            d.inv_inertia_local[i] = inv_inertia
         else:
             d.mass[i] = 0.0
             d.inv_mass[i] = 0.0
@@ -378,11 +349,12 @@ class World:
 
     def remove_body(self, body: Body) -> None:
         """Remove ``body``; other handles stay valid, this one raises from now on. Its joints and grabs
-        go with it, and an end event is reported for every body it was touching."""
-        d = body._data
-        i = body.index
+        go with it, and an end event is reported (with the next step's events) for every body it was
+        touching, so that begin and end events always come in pairs."""
+        i = self._row_of(body)
+        d = self.data
         keys = self._touching
-        n = max(d.n, 1)
+        n = self._touching_n  # the keys' own row count: rows may have been added since they were made
         mine = keys[(keys // n == i) | (keys % n == i)]
         for key in mine.tolist():
             a, b = divmod(key, n)
@@ -399,6 +371,18 @@ class World:
         self._lock_rotation.discard(i)
         self._solver.forget()
         self._manifold_cache.forget()
+
+    def _row_of(self, body: object, name: str = "body") -> int:
+        """The row of ``body`` after checking that it is a live body of this world; ValueError naming
+        ``name`` otherwise (a handle of another world would address a row of this one that is some
+        other body, or none)."""
+        if not isinstance(body, Body):
+            raise ValueError(f"{name} must be a Body, got {show(body)}")
+        if body._world is not self:
+            raise ValueError(f"{name} {body!r} belongs to another world")
+        if not body.alive:
+            raise ValueError(f"{name} {body!r} has been removed from this world")
+        return body.index
 
     def body(self, index: int) -> Body:
         """The handle of the live body in row ``index``."""
@@ -446,23 +430,27 @@ class World:
                            length: float | None = None, rope: bool = False) -> DistanceJoint:
         """Join the world point ``anchor_a`` of body ``a`` to ``anchor_b`` of body ``b`` (or to the fixed
         world point ``anchor_b`` when ``b`` is None) by a rod of ``length`` (default: their current
-        distance), or a rope that only pulls. Anchors default to the centres of mass."""
-        da = a._data
-        pa = vec("anchor_a", anchor_a) if anchor_a is not None else da.pos[a.index].copy()
-        la = unrotate(da.quat[a.index], pa - da.pos[a.index])
+        distance), or a rope that only pulls. Anchors default to the centres of mass. Both bodies must be
+        live bodies of this world, and different."""
+        ia = self._row_of(a, "a")
+        da = self.data
+        pa = vec("anchor_a", anchor_a, limit=MAX_COORDINATE) if anchor_a is not None else da.pos[ia].copy()
+        la = unrotate(da.quat[ia], pa - da.pos[ia])
         if b is None:
             if anchor_b is None:
                 raise ValueError("anchor_b (a world point) is required when b is None")
-            pb = vec("anchor_b", anchor_b)
+            pb = vec("anchor_b", anchor_b, limit=MAX_COORDINATE)
             lb = pb.copy()
         else:
-            db = b._data
-            pb = vec("anchor_b", anchor_b) if anchor_b is not None else db.pos[b.index].copy()
-            lb = unrotate(db.quat[b.index], pb - db.pos[b.index])
+            ib = self._row_of(b, "b")
+            if ib == ia:
+                raise ValueError(f"a and b must be different bodies, got {a!r} twice")
+            pb = da.pos[ib].copy() if anchor_b is None else vec("anchor_b", anchor_b, limit=MAX_COORDINATE)
+            lb = unrotate(da.quat[ib], pb - da.pos[ib])
         if length is None:
             length = float(np.linalg.norm(pb - pa))
-        length = non_negative_float("length", length)
-        joint = DistanceJoint(self, a, b, la, lb, length, bool(rope))
+        length = float_in("length", length, 0.0, 4.0 * MAX_COORDINATE, "m")
+        joint = DistanceJoint(self, a, b, la, lb, length, boolean("rope", rope))
         self.joints.append(joint)
         self._joint_arrays = None
         self._touch(a.index)
@@ -471,7 +459,9 @@ class World:
         return joint
 
     def remove_joint(self, joint: DistanceJoint) -> None:
-        """Remove a joint made by ``add_distance_joint``."""
+        """Remove a joint made by ``add_distance_joint``; ValueError for one that is not in this world."""
+        if not any(j is joint for j in self.joints):
+            raise ValueError(f"joint {show(joint)} is not a joint of this world")
         self.joints.remove(joint)
         self._joint_arrays = None
         self._touch(joint.body_a.index)
@@ -482,15 +472,17 @@ class World:
         at that point; move it with ``grab.target = p``, let go with ``release``. The spring is critically
         damped by default, its stiffness follows the body's effective mass (so light and heavy bodies
         feel the same), and its force is capped at ``max_force`` (default 50·m·g)."""
-        d = body._data
+        self._row_of(body)
+        d = self.data
         if d.static[body.index]:
-            raise ValueError("cannot grab a static body")
-        p = vec("world_point", world_point)
+            raise ValueError(f"cannot grab the static body {body!r}")
+        p = vec("world_point", world_point, limit=MAX_COORDINATE)
         g = float(np.linalg.norm(self._gravity)) or 9.81
-        mf = 50.0 * d.mass[body.index] * g if max_force is None else positive_float("max_force", max_force)
+        mf = (50.0 * d.mass[body.index] * g if max_force is None
+              else float_in("max_force", max_force, 0.0, 1e15, "N"))
         local = unrotate(d.quat[body.index], p - d.pos[body.index])
-        grab = Grab(self, body, local, p, mf, positive_float("frequency", frequency),
-                    non_negative_float("damping_ratio", damping_ratio))
+        grab = Grab(self, body, local, p, mf, float_in("frequency", frequency, 1e-3, 1000.0, "Hz"),
+                    float_in("damping_ratio", damping_ratio, 0.0, 1000.0))
         self.grabs.append(grab)
         self._touch(body.index)
         return grab
@@ -544,6 +536,8 @@ class World:
         (prepare the contacts, then per sub-step integrate velocities, warm start, solve, integrate
         positions, relax; then restitution and storing the impulses), then sleeping and events."""
         dt = positive_float("dt", dt)
+        if dt > MAX_DT:  # see settings.MAX_DT: a longer step is no longer a small piece of motion
+            raise ValueError(f"dt must be at most {MAX_DT:g} s (settings.MAX_DT), got {dt:g}")
         n = self.data.n
         t = self.timings
         clock = time.perf_counter
@@ -672,7 +666,7 @@ class World:
         substeps.run_substeps(self._step_settings(dt), bodies, contacts, joints, grabs, times)
         t2 = time.perf_counter()
         keep = s.keep_buffers(c.count, npts)
-        contact_solver.store_impulses(c.count, contacts, c.impulse, keep, max(d.n, 1))
+        store_impulses(c.count, contacts, c.impulse, keep, max(d.n, 1))
         s.keep(c.count)
         for k, j in enumerate(self.joints):
             j.impulse = float(joints.impulse[k])
@@ -725,7 +719,7 @@ class World:
         length = float(np.linalg.norm(dvec))
         if length < 1e-12:
             raise ValueError("direction must be a non-zero vector")
-        md = float(max_distance)
+        md = float(max_distance) if is_number(max_distance) else math.nan  # no bools or strings
         if np.isnan(md) or md < 0:
             raise ValueError(f"max_distance must be non-negative, got {max_distance!r}")
         d = self.data
@@ -746,7 +740,13 @@ class World:
 
     def _emit_events(self) -> None:
         """Compare the touching pairs with last step's (a merge of sorted keys, in a kernel) and record the
-        begins and ends; Python event objects are made only when asked for or when callbacks listen."""
+        begins and ends, decoded here into body rows and generations, so that they name the same bodies
+        whatever happens afterwards (bodies removed or added); Python event objects are made from those
+        only when asked for or when callbacks listen.
+
+        Pair keys are ``min·n + max`` for the row count ``n`` of the step that made them (``pair_key``):
+        last step's keys are re-keyed to this step's ``n`` before the merge, since an added body changes
+        ``n`` and a key made with the old one decodes to another pair with the new one."""
         c = self.contacts
         d = self.data
         n = max(d.n, 1)
@@ -755,21 +755,24 @@ class World:
         rows = np.empty(max(m, 1), np.int64)
         t = events.touching_keys(m, c.body_a, c.body_b, c.npoints, c.depth, c.impulse, n, keys, rows)
         old = self._touching
+        if self._touching_n != n:
+            # (a, b) ↦ a·n + b keeps the lexicographic order, so the re-keyed list stays sorted
+            a, b = np.divmod(old, self._touching_n)
+            old = a * n + b
         out = np.empty(t + len(old), np.int64)
         begin_rows = np.empty(t, np.int64)
         end_keys = np.empty(len(old), np.int64)
         no, nb, ne = events.diff_touching(keys[:t], rows[:t], old, n, d.alive, d.awake, out, begin_rows,
                                           end_keys)
         self._touching = out[:no]
+        self._touching_n = n
         br = begin_rows[:nb]
-        if nb:
-            self._begin_impulse = (c.impulse[br] * (np.arange(4)[None, :] < c.npoints[br, None])).sum(axis=1)
-            self._begin_data = (c.body_a[br], c.body_b[br], c.points_b[br, 0], c.normal[br])
-        else:
-            self._begin_impulse = self._no_impulses
-            self._begin_data = self._no_begins
-        self._end_keys = end_keys[:ne]
-        self._end_n = n
+        ba, bb = c.body_a[br], c.body_b[br]
+        impulse = (c.impulse[br] * (np.arange(4)[None, :] < c.npoints[br, None])).sum(axis=1)
+        self._begin_data = (ba, bb, d.generation[ba], d.generation[bb], c.points_b[br, 0], c.normal[br],
+                            impulse)
+        ea, eb = np.divmod(end_keys[:ne], n)
+        self._end_data = (ea, eb, d.generation[ea], d.generation[eb])
         self._removed_ends, self._pending_events = self._pending_events, []
         self._events_cache = None
         if self._begin_callbacks or self._end_callbacks:
@@ -779,16 +782,22 @@ class World:
 
     @property
     def events(self) -> list[CollisionEvent]:
-        """The collision begin and end events of the last step (ends of removed bodies' contacts first)."""
+        """The collision begin and end events of the last step (ends of removed bodies' contacts first).
+
+        They stay valid whatever happens after the step: their handles name the bodies as they were then
+        (a removed body's handle reports ``alive`` False). Every end follows a begin of the same pair in an
+        earlier step, also when a body is removed (its ends come with the next step's events)."""
         if self._events_cache is None:
             out = list(self._removed_ends)
-            ba, bb, pts, nrm = self._begin_data
+            ba, bb, ga, gb, pts, nrm, imp = self._begin_data
             for k in range(len(ba)):
-                out.append(CollisionEvent("begin", self.body(int(ba[k])), self.body(int(bb[k])), pts[k],
-                                          nrm[k], float(self._begin_impulse[k])))
-            for key in self._end_keys.tolist():
-                ia, ib = divmod(key, self._end_n)
-                out.append(CollisionEvent("end", self.body(ia), self.body(ib)))
+                out.append(CollisionEvent("begin", Body(self, int(ba[k]), int(ga[k])),
+                                          Body(self, int(bb[k]), int(gb[k])), pts[k].copy(), nrm[k].copy(),
+                                          float(imp[k])))
+            ea, eb, ga, gb = self._end_data
+            for k in range(len(ea)):
+                out.append(CollisionEvent("end", Body(self, int(ea[k]), int(ga[k])),
+                                          Body(self, int(eb[k]), int(gb[k]))))
             self._events_cache = out
         return self._events_cache
 
