@@ -170,7 +170,6 @@ class App:
         self.pacer = FramePacer()
         self.closed = False
         self.frames = 0
-        self._last_time = time.perf_counter()
         self._gl_error_seen = False
         self.window.push_handlers(self)
         self._compile_notice()
@@ -329,11 +328,7 @@ class App:
         self.frames += 1
         session, ui = self.session, self.ui
         ui.window_size = self.window_size()
-        try:
-            session.sim.advance(frame_seconds)
-        except Exception as exc:  # noqa: BLE001 - keep the app alive and the world inspectable
-            session.sim.paused = True
-            session.report("stepping the world (paused)", exc)
+        self._advance(frame_seconds)
         self._guard("mouse update", self.interaction.update)
         self.ctx.screen.use()
         self.ctx.clear(*CLEAR_COLOR)
@@ -372,6 +367,14 @@ class App:
         data = gl.glReadPixels(0, 0, fbw, fbh, gl.GL_RGB, gl.GL_UNSIGNED_BYTE)
         return np.frombuffer(data, np.uint8).reshape(fbh, fbw, 3)[::-1].copy()
 
+    def _advance(self, seconds: float) -> None:
+        """Advance the clock by ``seconds`` of wall-clock time; a failing step pauses and is shown."""
+        try:
+            self.session.sim.advance(seconds)
+        except Exception as exc:  # noqa: BLE001 - keep the app alive and the world inspectable
+            self.session.sim.paused = True
+            self.session.report("stepping the world (paused)", exc)
+
     def resting(self) -> bool:
         """Whether the next frame could only differ from the last through input: the session rests
         (paused, or every body asleep, nothing grabbed) and no mouse button is held over the scene."""
@@ -385,11 +388,15 @@ class App:
         """The main loop. With ``frames``, draw that many frames, each advancing the simulation by
         exactly one ``dt`` (so a run is reproducible), save the last one to ``screenshot`` (PNG) if
         given, and return; without, run until the window closes, drawing at the pacer's rate: in full
-        while anything moves, at ``IDLE_FPS`` while everything rests and the user does nothing."""
+        while anything moves, at ``IDLE_FPS`` while everything rests and the user does nothing.
+
+        While idling the clock still advances between frames (in slices no longer than it pays for
+        in full), so a running simulation keeps real time even though it is seldom drawn."""
         if frames is not None and frames <= 0:
             raise ValueError(f"frames must be positive, got {frames}")
         done = 0
-        self._last_time = time.perf_counter()
+        last_draw = last_advance = time.perf_counter()
+        stats = self.ui.stats
         while not self.closed and (frames is None or done < frames):
             self.window.switch_to()
             self.window.dispatch_events()
@@ -397,18 +404,22 @@ class App:
                 break
             sim = self.session.sim
             if frames is None:
-                wait = self.pacer.wait(time.perf_counter(), self._last_time, self.resting(),
-                                       sim.max_steps * sim.dt / sim.time_scale)
+                now, resting = time.perf_counter(), self.resting()
+                stats.idle = self.pacer.idle(now, resting)
+                wait = self.pacer.wait(now, last_draw, resting)
                 if wait > 0.0:
-                    self._wait_for_input(wait)
+                    self._wait_for_input(min(wait, sim.max_steps * sim.dt / sim.time_scale))
+                    now = time.perf_counter()
+                    self._advance(now - last_advance)
+                    last_advance = now
                     continue
             now = time.perf_counter()
-            real = now - self._last_time
-            self._last_time = now
-            stats = self.ui.stats
-            if real > 0.0:
-                stats.fps = 0.9 * stats.fps + 0.1 / real if stats.fps else 1.0 / real
-            self.frame(sim.dt / sim.time_scale if frames is not None else real)
+            if now > last_draw:
+                real = now - last_draw
+                stats.fps = 0.9 * stats.fps + 0.1 / real if stats.fps and not stats.idle else 1.0 / real
+            last_draw = now
+            self.frame(sim.dt / sim.time_scale if frames is not None else now - last_advance)
+            last_advance = now
             done += 1
             if screenshot is not None and done == frames:
                 write_png(screenshot, self.read_pixels())

@@ -36,8 +36,10 @@ RATE_SECONDS = 0.5
 """Time constant (wall-clock seconds) of the smoothing of the measured simulation rate."""
 BEHIND_FRACTION = 0.03
 """The clock counts as behind when its measured rate falls this fraction below the time scale."""
-IDLE_FPS = 10.0
-"""Frame rate while nothing moves and the user does nothing (paused, or every body asleep)."""
+IDLE_FPS = 2.0
+"""Frame rate while nothing moves and the user does nothing (paused, or every body asleep): the picture
+cannot change, so a low rate only keeps the overlay's clock ticking. Low, because on a software OpenGL
+(Mesa's llvmpipe) one frame costs a core for a tenth of a second or more."""
 INPUT_GRACE_SECONDS = 0.5
 """After the last input event, frames keep coming at full rate this long (hover highlights, ImGui)."""
 WAKING_SETTINGS = ("gravity", "sleeping")
@@ -179,14 +181,17 @@ class FramePacer:
         """Note an input event at time ``now`` (seconds, the caller's clock)."""
         self._last_input = now
 
-    def wait(self, now: float, last_frame: float, resting: bool, longest_frame: float = math.inf) -> float:
+    def wait(self, now: float, last_frame: float, resting: bool) -> float:
         """Seconds from ``now`` until the next frame is due, the last one having started at
         ``last_frame``: 0 while not ``resting`` or just after input; else what is left of the idle
-        interval, shortened to ``longest_frame`` (the longest frame the clock pays for in full, so
-        that idling never makes a running simulation drop time)."""
-        if not resting or now - self._last_input < self.grace:
+        interval."""
+        if not self.idle(now, resting):
             return 0.0
-        return max(0.0, last_frame + min(self.idle_interval, longest_frame) - now)
+        return max(0.0, last_frame + self.idle_interval - now)
+
+    def idle(self, now: float, resting: bool) -> bool:
+        """Whether frames come at the idle rate: everything ``resting`` and no input for ``grace`` s."""
+        return resting and now - self._last_input >= self.grace
 
 
 def resolve_scene(scene: SceneSource) -> tuple[str, Callable[[World], object]]:

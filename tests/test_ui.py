@@ -218,6 +218,41 @@ def test_a_failing_scene_builder_is_shown_in_the_panel_and_the_app_goes_on(app):
     assert app.session.sim.world is world
 
 
+def yellow(img: np.ndarray) -> int:
+    """How many pixels of ``img`` are the overlay's warning yellow."""
+    return int(((img[..., 0] > 200) & (img[..., 1] > 150) & (img[..., 2] < 120)).sum())
+
+
+def test_the_overlay_says_when_the_step_cap_slows_the_simulation(app):
+    fresh(app, paused=False)
+    sim = app.session.sim
+    app.run(frames=20)
+    assert not sim.behind
+    calm = yellow(app.read_pixels()[:130, :520])
+    try:
+        sim.max_steps = 1
+        for _ in range(30):
+            app.frame(0.1)  # frames of 0.1 s need 6 steps; the cap allows 1
+        assert sim.behind and sim.slowed_by == "step cap"
+        assert sim.real_rate == pytest.approx((1 / 60) / 0.1, rel=0.02)
+        slowed = yellow(app.read_pixels()[:130, :520])
+    finally:
+        sim.max_steps = 4
+    assert slowed > calm + 200
+
+
+def test_the_app_rests_when_paused_and_not_while_a_body_is_held(app):
+    world = fresh(app)
+    assert app.resting()
+    x, y = screen_of(app, world.bodies[2].center_of_mass)
+    send(app, "on_mouse_press", x, y, mouse.LEFT, 0)
+    app.session.sim.paused = False
+    assert app.interaction.grab is not None and not app.resting()
+    send(app, "on_mouse_release", x, y, mouse.LEFT, 0)
+    app.session.sim.paused = True
+    assert app.resting()
+
+
 def test_keyboard_shortcuts(app):
     world = fresh(app)
     count = len(world.bodies)

@@ -24,11 +24,13 @@ PANEL_WIDTH = 370.0
 @dataclass
 class FrameStats:
     """What the app measured over the last frame, for the overlay and the Stats section: frames per
-    second (smoothed), the renderer's and the UI's time in milliseconds."""
+    second (smoothed), the renderer's and the UI's time in milliseconds, and whether the app idles
+    (draws at the low idle rate because nothing moves and the user does nothing)."""
 
     fps: float = 0.0
     render_ms: float = 0.0
     ui_ms: float = 0.0
+    idle: bool = False
 
 
 @dataclass

@@ -16,7 +16,7 @@ from imgui_bundle import imgui
 
 from ..engine import BROADPHASES, KIND_NAMES, RESPONSES, RESTITUTION_RULES
 from ..scenes import SCENES
-from ..session import MAX_FRAME_SECONDS
+from ..session import MAX_FRAME_SECONDS, Simulation
 from . import spawn
 from .context import PANEL_WIDTH, UiContext
 from .interaction import Interaction
@@ -61,11 +61,13 @@ def _choice(label: str, value: str, options: tuple[str, ...]) -> tuple[bool, str
     return changed, options[index]
 
 
-def slowdown_note(cause: str, max_steps: int) -> str:
-    """The line that says why the simulation runs slower than real time (``Simulation.slowed_by``)."""
-    if cause == "step cap":
-        return f"slowed by the step cap ({max_steps} steps/frame): stepping is slower than real time"
-    return f"slowed: frames longer than {MAX_FRAME_SECONDS:g} s count as {MAX_FRAME_SECONDS:g} s"
+def slowdown_note(sim: Simulation) -> str:
+    """The line that says why ``sim`` runs slower than real time (``Simulation.slowed_by``)."""
+    if sim.slowed_by == "step cap":
+        return (f"slowed by the step cap: frames last longer than {sim.max_steps} steps "
+                f"({1000.0 * sim.max_steps * sim.dt / sim.time_scale:.0f} ms)")
+    cap_ms = 1000.0 * MAX_FRAME_SECONDS
+    return f"slowed: frames over {cap_ms:.0f} ms count as {cap_ms:.0f} ms"
 
 
 def _row(label: str, value: str) -> None:
@@ -138,10 +140,11 @@ class Panel:
         else:
             imgui.text_colored(DIM, f"  {sim.time_scale:g}×")
         world = sim.world
-        imgui.text(f"{len(world.bodies)} bodies   t = {sim.time:.2f} s   {ctx.stats.fps:.0f} FPS")
+        idle = " (idle)" if ctx.stats.idle else ""
+        imgui.text(f"{len(world.bodies)} bodies   t = {sim.time:.2f} s   {ctx.stats.fps:.0f} FPS{idle}")
         imgui.text_colored(DIM, f"step {sim.step_ms:.2f} ms · render {ctx.stats.render_ms:.2f} ms")
         if sim.behind:
-            imgui.text_colored(YELLOW, slowdown_note(sim.slowed_by, sim.max_steps))
+            imgui.text_colored(YELLOW, slowdown_note(sim))
         if session.errors:
             imgui.text_colored(RED, f"{len(session.errors)} error(s): see the panel")
         imgui.end()
@@ -206,7 +209,9 @@ class Panel:
             imgui.text_colored(YELLOW if sim.behind else DIM,
                                f"running at {sim.real_rate:.2f}× real time (set {sim.time_scale:g}×)")
             if sim.behind:
-                imgui.text_colored(YELLOW, slowdown_note(sim.slowed_by, sim.max_steps))
+                imgui.push_text_wrap_pos(0.0)
+                imgui.text_colored(YELLOW, slowdown_note(sim))
+                imgui.pop_text_wrap_pos()
 
         names = tuple(SCENES)
         scene = session.scene_name if session.scene_name in names else names[0]
