@@ -175,6 +175,7 @@ class Interaction:
             cam.orbit(dx, -dy)
 
     def on_mouse_release(self, x: float, y: float, button: int, modifiers: int) -> None:
+        self.validate()  # a press on a world that was replaced since (R during a click) selects nothing
         if self._press is None or button != self._press_button:
             return
         if button == mouse.LEFT:
