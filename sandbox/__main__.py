@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from .scene_file import SceneFileError, load_scene_file
 from .scenes import DEFAULT_SCENE, SCENES
@@ -49,9 +50,17 @@ def _debug_draw(text: str) -> tuple[str, ...]:
     return names
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr (the message and where to find the usage)
+    rather than the whole usage block and the message under it."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``sandbox`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="sandbox",
         description="An interactive 3D rigid-body physics sandbox.",
         epilog=f"scenes: {', '.join(SCENES)}. Press the Help header in the panel for the controls.")
@@ -124,7 +133,7 @@ def _say(message: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the sandbox app; returns the exit status (0 on success, 2 when no window can be opened)."""
     args, scene = parse_args(argv)
-    display = os.environ.get("DISPLAY", "")
+    display = f"DISPLAY={os.environ['DISPLAY']!r}" if os.environ.get("DISPLAY") else "DISPLAY is not set"
     try:
         # pyglet connects to the display while it is imported, before any window is asked for
         import moderngl
@@ -133,13 +142,13 @@ def main(argv: list[str] | None = None) -> int:
         from .app import App
     except Exception as exc:
         if _no_display(exc):
-            return _say(f"no display to open a window on (DISPLAY={display!r}); {NO_DISPLAY_HINT}")
+            return _say(f"no display to open a window on ({display}); {NO_DISPLAY_HINT}")
         raise
     try:
         app = App(scene=scene, width=args.width, height=args.height)
     except (pyglet.window.NoSuchDisplayException, pyglet.gl.ContextException, moderngl.Error) as exc:
         if _no_display(exc):
-            return _say(f"no display to open a window on (DISPLAY={display!r}); {NO_DISPLAY_HINT}")
+            return _say(f"no display to open a window on ({display}); {NO_DISPLAY_HINT}")
         reason = " ".join(str(exc).split())
         return _say(f"cannot open a {args.width}x{args.height} OpenGL 3.3 window: {reason}")
     for name in args.debug_draw:
