@@ -35,7 +35,7 @@ MAX_FRAME_SECONDS = 0.25
 RATE_SECONDS = 0.5
 """Time constant (wall-clock seconds) of the smoothing of the measured simulation rate."""
 BEHIND_FRACTION = 0.03
-"""The clock counts as behind when its measured rate falls this fraction below the time scale."""
+"""The clock counts as behind when the caps drop more than this fraction of the scaled time."""
 IDLE_FPS = 2.0
 """Frame rate while nothing moves and the user does nothing (paused, or every body asleep): the picture
 cannot change, so a low rate only keeps the overlay's clock ticking. Low, because on a software OpenGL
@@ -130,9 +130,11 @@ class Simulation:
 
     @property
     def behind(self) -> bool:
-        """Whether the simulation runs measurably slower than ``time_scale`` × real time."""
-        return (not self.paused and self.real_rate is not None
-                and self.real_rate < (1.0 - BEHIND_FRACTION) * self.time_scale)
+        """Whether the simulation runs measurably slower than ``time_scale`` × real time: the caps
+        drop more than ``BEHIND_FRACTION`` of it. (Judged on the dropped time, not on ``real_rate``
+        against ``time_scale``: right after the time scale changes the smoothed rate lags behind it,
+        though nothing is lost.)"""
+        return not self.paused and self._cap_loss + self._long_loss > BEHIND_FRACTION * self.time_scale
 
     @property
     def slowed_by(self) -> str:
