@@ -132,6 +132,11 @@ def _say(message: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the sandbox app; returns the exit status (0 on success, 2 when no window can be opened)."""
+    rest = sys.argv[1:] if argv is None else argv
+    if rest[:1] == ["run"]:  # `sandbox run ...`: a headless run, no window (see headless.py)
+        from .headless import main as run_headless
+
+        return run_headless(rest[1:])
     args, scene = parse_args(argv)
     display = f"DISPLAY={os.environ['DISPLAY']!r}" if os.environ.get("DISPLAY") else "DISPLAY is not set"
     try:

@@ -41,6 +41,12 @@ _FIELDS: dict[str, tuple[tuple[int, ...], type, float]] = {
     "sleep_time": ((), np.float64, 0.0),
     "generation": ((), np.int64, 0),
     "radius": ((), np.float64, 0.0),  # bounding radius about the centre of mass
+    # work space of the step's kernels (records.BodyState), not part of a body's state
+    "dpos": ((3,), np.float64, 0.0),  # displacement since the step began
+    "drot": ((3,), np.float64, 0.0),  # rotation vector since the step began
+    "speed": ((), np.float64, 0.0),  # |v| + |ω|·r before the contacts of the step
+    "scratch": ((), np.float64, 0.0),
+    "inv_inertia_start": ((3, 3), np.float64, 0.0),  # world inverse inertia at the start of the step
 }
 
 

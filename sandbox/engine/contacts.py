@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .core.solver import ND, NF, NI, NV, STRIDE
+from .core.contact_rows import ND, NF, NI, NV, STRIDE
+from .core.records import Blocks, CachedManifolds, ContactPoints, Manifolds, StoredImpulses
 
 
 class ContactArrays:
@@ -37,13 +38,18 @@ class ContactArrays:
         self.first = np.zeros(cap, np.int64)  # index of each manifold's first solver point
         self.capacity = cap
 
+    def manifolds(self) -> Manifolds:
+        """The manifold arrays as the record the narrow phase and the manifold cache write into."""
+        return Manifolds(self.body_a, self.body_b, self.normal, self.npoints, self.points_a, self.points_b,
+                         self.depth)
+
     def point_count(self) -> int:
         """Total number of contact points in the last step's manifolds."""
         return int(self.npoints[: self.count].sum())
 
 
 class ContactSolverData:
-    """The solver's state (see ``core/solver.py`` for the meaning of each array): per contact point,
+    """The solver's state (see ``core/contact_rows.py`` for the meaning of ``cw``): per contact point,
     per manifold (the colouring's order) and per block, plus the wide array ``cw`` of the points' fields,
     each grown by doubling; and the persistent copy of last step's impulses that warm starting matches
     against."""
@@ -82,6 +88,7 @@ class ContactSolverData:
             self.blk_lanes = np.zeros(cap, np.int64)
             self.blk_slots = np.zeros(cap, np.int64)
             self.blk_off = np.zeros(cap, np.int64)
+            self.color = np.zeros(cap, np.int64)
             self.match = np.zeros(cap, np.int64)  # each manifold's row in last step's, or -1
             self.manifolds = cap
         if bodies > self.bodies:
@@ -93,15 +100,20 @@ class ContactSolverData:
         if floats > len(self.cw):
             self.cw = np.zeros(max(floats, 2 * len(self.cw)))
 
-    def points_tuple(self) -> tuple:
-        """The per-point arrays in the order the kernels unpack them."""
-        return (self.cb, self.cla, self.clb, self.cidx, self.cw)
+    def points_record(self) -> ContactPoints:
+        """The per-point arrays as the kernels' ``ContactPoints`` record."""
+        return ContactPoints(self.cb, self.cla, self.clb, self.cidx, self.cw)
 
-    def blocks_tuple(self) -> tuple:
-        """The colouring's order and the block tables, in the order the kernels unpack them."""
-        return (self.order, self.blk_start, self.blk_lanes, self.blk_slots, self.blk_off)
+    def blocks_record(self) -> Blocks:
+        """The colouring's order and the block tables as the kernels' ``Blocks`` record."""
+        return Blocks(self.order, self.blk_start, self.blk_lanes, self.blk_slots, self.blk_off, self.color)
 
-    def keep_buffers(self, manifolds: int, points: int) -> tuple:
+    def previous(self) -> StoredImpulses:
+        """Last step's stored impulses, which this step's warm start matches against."""
+        return StoredImpulses(self.prev_m, self.prev_key, self.prev_first, self.prev_np, self.prev_la,
+                              self.prev_ln, self.prev_lt)
+
+    def keep_buffers(self, manifolds: int, points: int) -> StoredImpulses:
         """The spare set of persistence arrays (key, first point, point count per manifold; anchor,
         normal and friction impulse per point), big enough for this step's impulses; ``keep`` then
         makes it the set that the next step matches against. Two sets take turns, so nothing is
@@ -113,7 +125,7 @@ class ContactSolverData:
             spare = (np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros((p, 3)),
                      np.zeros(p), np.zeros((p, 3)))
             self._spare = spare
-        return spare
+        return StoredImpulses(manifolds, *spare)
 
     def keep(self, manifolds: int) -> None:
         """Make the spare set (just filled by ``store_impulses``) last step's, for the next warm start."""
@@ -138,14 +150,15 @@ class ManifoldCache:
         self.spare = self._arrays(16)
 
     @staticmethod
-    def _arrays(cap: int) -> tuple:
-        return (np.zeros(cap, np.int64), np.zeros((cap, 2), np.int64), np.zeros((cap, 7)), np.zeros((cap, 3)),
-                np.zeros(cap, np.int64), np.zeros((cap, 4, 3)), np.zeros((cap, 4, 3)))
+    def _arrays(cap: int) -> CachedManifolds:
+        return CachedManifolds(np.zeros(cap, np.int64), np.zeros((cap, 2), np.int64), np.zeros((cap, 7)),
+                               np.zeros((cap, 3)), np.zeros(cap, np.int64), np.zeros((cap, 4, 3)),
+                               np.zeros((cap, 4, 3)))
 
-    def spare_for(self, manifolds: int) -> tuple:
+    def spare_for(self, manifolds: int) -> CachedManifolds:
         """The spare set, big enough for ``manifolds`` entries."""
-        if len(self.spare[0]) < manifolds:
-            self.spare = self._arrays(max(manifolds, 2 * len(self.spare[0])))
+        if len(self.spare.keys) < manifolds:
+            self.spare = self._arrays(max(manifolds, 2 * len(self.spare.keys)))
         return self.spare
 
     def swap(self, count: int) -> None:

@@ -17,14 +17,29 @@ from .bodies import Body, BodyArrays, rotate, unrotate
 from .broadphase import BroadPhase
 from .collide import Manifold
 from .contacts import CollisionEvent, ContactArrays, ContactSolverData, ManifoldCache
-from .core import events, integrate, islands, manifold_cache, solver, substeps
+from .core import (
+    contact_prepare,
+    contact_solver,
+    events,
+    graph_color,
+    integrate,
+    islands,
+    manifold_cache,
+    substeps,
+)
 from .core.broadphase import speculative_margins
 from .core.narrowphase import collide_pairs
+from .core.records import SUBSTEP_STAGES, BodyState, Grabs, Joints, SolverContacts, StepSettings
 from .shapes import ConvexHull, HullTable, Shape
 from .validate import finite_float, non_negative_float, positive_float, unit_quaternion, vec
 
-RESPONSES = ("impulse", "projection", "penalty")
-RESTITUTION_RULES = ("product", "min", "max", "average")
+RESPONSES = ("impulse", "projection", "penalty")  # in the order of core.records' IMPULSE, PROJECTION, PENALTY
+CONTACT_SOLVERS = ("wide", "reference")  # in the order of core.records' WIDE, REFERENCE
+# the step's stages in the order they run (World.timings); the middle six run once per sub-step, their
+# times summed over the sub-steps
+STAGES = ("find_pairs", "collide", "prepare_contacts", *SUBSTEP_STAGES, "store_impulses", "sleep", "events")
+RESTITUTION_RULES = ("product", "min", "max", "average")  # in the order of core/restitution.py's RULE_*
+FRICTION_RULES = ("geometric", "min", "max", "average", "product")  # the order of core/friction.py's RULE_*
 
 
 @dataclass(frozen=True)
@@ -125,7 +140,7 @@ class World:
         self._end_keys = np.zeros(0, np.int64)
         self._end_n = 1
         self._removed_ends: list[CollisionEvent] = []
-        self.timings = {"broad": 0.0, "narrow": 0.0, "solve": 0.0, "integrate": 0.0}
+        self.timings = dict.fromkeys(STAGES, 0.0)
         self.joints: list[DistanceJoint] = []
         self.grabs: list[Grab] = []
         self.time = 0.0
@@ -137,23 +152,22 @@ class World:
         self._solver = ContactSolverData()
         self._manifold_cache = ManifoldCache()
         self._fresh = ContactArrays()  # the manifolds collided afresh while the others come from the cache
-        self._joint_arrays: tuple | None = None
+        self._joint_arrays: Joints | None = None
         self._begin_callbacks: list[Callable[[CollisionEvent], None]] = []
         self._end_callbacks: list[Callable[[CollisionEvent], None]] = []
         self._touching = np.zeros(0, np.int64)  # sorted pair keys touching after the last step
-        self._no_grabs: tuple | None = None
+        self._no_grabs: Grabs | None = None
         self._pending_events: list[CollisionEvent] = []
         self._island = np.zeros(self.data.capacity, np.int64)
         self._island_min = np.zeros(self.data.capacity)
-        self._speed = np.zeros(self.data.capacity)  # per-body speed before contacts, each sub-step
-        self._scratch = np.zeros(self.data.capacity)
-        self._dpos = np.zeros((self.data.capacity, 3))  # displacement since the step began
-        self._drot = np.zeros((self.data.capacity, 3))  # rotation vector since the step began
         # settings (validated through the properties below)
         self._substeps = 4
         self._iterations = 10
         self._response = "impulse"
         self._restitution_rule = "product"
+        self._friction_rule = "geometric"
+        self._contact_solver = "wide"
+        self._warm_starting = True
         self.ccd = True
         self.sleeping = True
         self.linear_damping = 0.001  # 1/s: small, so bounces keep their height (e²·h)
@@ -238,6 +252,43 @@ class World:
             raise ValueError(f"unknown restitution rule {value!r}; choose one of "
                              f"{', '.join(RESTITUTION_RULES)}")
         self._restitution_rule = value
+
+    @property
+    def friction_rule(self) -> str:
+        """How two bodies' friction coefficients combine: "geometric" (default, √(μa·μb)), "min", "max",
+        "average" or "product"."""
+        return self._friction_rule
+
+    @friction_rule.setter
+    def friction_rule(self, value: str) -> None:
+        if value not in FRICTION_RULES:
+            raise ValueError(f"unknown friction rule {value!r}; choose one of {', '.join(FRICTION_RULES)}")
+        self._friction_rule = value
+
+    @property
+    def contact_solver(self) -> str:
+        """Which code solves the contacts of the impulse method: "wide" (default: graph-coloured blocks of
+        32 lanes, SIMD, ``core/contact_solver.py``) or "reference" (one point after another, the seed's
+        formula, ``core/contact_solver_reference.py``). Both compute the same impulses up to rounding."""
+        return self._contact_solver
+
+    @contact_solver.setter
+    def contact_solver(self, value: str) -> None:
+        if value not in CONTACT_SOLVERS:
+            raise ValueError(f"unknown contact solver {value!r}; choose one of {', '.join(CONTACT_SOLVERS)}")
+        self._contact_solver = value
+
+    @property
+    def warm_starting(self) -> bool:
+        """Start each step's and sub-step's contact impulses from the last ones (default True, Catto 2005);
+        False solves every sub-step from zero impulses, which needs more iterations for the same result."""
+        return self._warm_starting
+
+    @warm_starting.setter
+    def warm_starting(self, value: bool) -> None:
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"warm_starting must be True or False, got {value!r}")
+        self._warm_starting = bool(value)
 
     @property
     def broadphase(self) -> str:
@@ -448,7 +499,7 @@ class World:
         if grab in self.grabs:
             self.grabs.remove(grab)
 
-    def _joints_packed(self) -> tuple:
+    def _joints_packed(self) -> Joints:
         if self._joint_arrays is None:
             nj = len(self.joints)
             m = max(nj, 1)
@@ -465,64 +516,76 @@ class World:
                 jworld[k] = j.local_b
                 jlen[k] = j.length
                 jrope[k] = j.rope
-            self._joint_arrays = (nj, jb, jla, jlb, jlen, jrope, np.zeros(m), jworld)
+            self._joint_arrays = Joints(nj, jb, jla, jlb, jlen, jrope, np.zeros(m), jworld)
         return self._joint_arrays
 
-    def _grabs_packed(self) -> tuple:
-        """The grabs as arrays for the kernels: (count, body rows, local anchors, targets, impulses,
-        (frequency, damping ratio, max force) rows); the impulses start at zero."""
+    def _grabs_packed(self) -> Grabs:
+        """The grabs as the kernels' ``Grabs`` record; the impulses start at zero."""
         ng = len(self.grabs)
         if ng == 0:
             if self._no_grabs is None:
-                self._no_grabs = (0, np.zeros(1, np.int64), np.zeros((1, 3)), np.zeros((1, 3)),
-                                  np.zeros((1, 3)), np.zeros((1, 3)))
+                self._no_grabs = Grabs(0, np.zeros(1, np.int64), np.zeros((1, 3)), np.zeros((1, 3)),
+                                       np.zeros((1, 3)), np.zeros(1), np.zeros(1), np.zeros(1))
             return self._no_grabs
-        return (ng, np.array([g.body.index for g in self.grabs], np.int64),
-                np.array([g.local_anchor for g in self.grabs], dtype=float),
-                np.array([g._target for g in self.grabs], dtype=float), np.zeros((ng, 3)),
-                np.array([(g.frequency, g.damping_ratio, g.max_force) for g in self.grabs], dtype=float))
+        return Grabs(ng, np.array([g.body.index for g in self.grabs], np.int64),
+                     np.array([g.local_anchor for g in self.grabs], dtype=float),
+                     np.array([g._target for g in self.grabs], dtype=float), np.zeros((ng, 3)),
+                     np.array([g.frequency for g in self.grabs], dtype=float),
+                     np.array([g.damping_ratio for g in self.grabs], dtype=float),
+                     np.array([g.max_force for g in self.grabs], dtype=float))
 
     # -------------------------------------------------------------------------------------------------
     # the step
 
     def step(self, dt: float) -> None:
-        """Advance the world by ``dt`` seconds: broad phase, narrow phase, then the response method and
-        integration over ``substeps`` sub-steps, then sleeping and collision events."""
+        """Advance the world by ``dt`` seconds, stage by stage (``STAGES``; each one's milliseconds in
+        ``timings``): find the candidate pairs (broad phase), collide them (narrow phase), then respond
+        (prepare the contacts, then per sub-step integrate velocities, warm start, solve, integrate
+        positions, relax; then restitution and storing the impulses), then sleeping and events."""
         dt = positive_float("dt", dt)
+        n = self.data.n
+        t = self.timings
+        clock = time.perf_counter
+        t0 = clock()
+        margins = self._margins(n, dt)
+        self.pairs = self._find_pairs(n, margins)
+        t1 = clock()
+        self._collide(self.pairs, margins)
+        t2 = clock()
+        t["find_pairs"], t["collide"] = 1e3 * (t1 - t0), 1e3 * (t2 - t1)
+        self._respond(n, dt)
+        t3 = clock()
+        self._sleep(n, dt)
+        integrate.clear_forces(n, self.data.force, self.data.torque)
+        self.time += dt
+        self.steps += 1
+        t4 = clock()
+        self._emit_events()
+        t["sleep"], t["events"] = 1e3 * (t4 - t3), 1e3 * (clock() - t4)
+
+    def _find_pairs(self, n: int, margins: np.ndarray) -> np.ndarray:
+        """The broad phase: candidate pairs of bodies whose margin-enlarged bounding boxes overlap.
+        Sleeping pairs are found (and collided) too, so their contacts stay visible and keep their
+        islands together; the solver gives them no points, which is where sleeping saves the time."""
         d = self.data
-        n = d.n
+        return self.broad.update(n, d.alive, d.static, d.kind, d.params, d.pos, d.quat, self.hulls.arrays(),
+                                 margins)
+
+    def _sleep(self, n: int, dt: float) -> None:
+        """Sleeping (``core/islands.py``): islands of bodies that have rested long enough stop moving."""
+        d = self.data
+        c = self.contacts
         if len(self._island) < d.capacity:
             self._island = np.zeros(d.capacity, np.int64)
             self._island_min = np.zeros(d.capacity)
-        t0 = time.perf_counter()
-        margins = self._margins(n, dt)
-        pairs = self.broad.update(n, d.alive, d.static, d.kind, d.params, d.pos, d.quat,
-                                  self.hulls.arrays(), margins)
-        # sleeping pairs are collided too (cheap), so their contacts stay visible and keep their islands
-        # together; the solver gives them no points, which is where sleeping saves the time
-        self.pairs = pairs
-        t1 = time.perf_counter()
-        self._collide(pairs, margins)
-        c = self.contacts
-        if self.sleeping and c.count:
-            islands.wake_touched(c.count, c.body_a, c.body_b, d.static, d.awake, d.sleep_time,
-                                 self._island, n)
-        t2 = time.perf_counter()
-        self.timings["broad"] = (t1 - t0) * 1e3
-        self.timings["narrow"] = (t2 - t1) * 1e3
-        self._respond(n, dt)
-        if self.sleeping:
-            nj, jb = self._joints_packed()[:2]
-            islands.update_sleep(n, d.alive, d.static, d.awake, d.vel, d.angvel, d.radius, d.sleep_time,
-                                 c.count, c.body_a, c.body_b, c.npoints, c.depth, nj, jb, dt,
-                                 self.sleep_linear_threshold, self.sleep_angular_threshold,
-                                 self.time_to_sleep, self._island, self._island_min)
-        else:
+        if not self.sleeping:
             d.awake[:n] = True
-        integrate.clear_forces(n, d.force, d.torque)
-        self.time += dt
-        self.steps += 1
-        self._emit_events()
+            return
+        joints = self._joints_packed()
+        islands.update_sleep(n, d.alive, d.static, d.awake, d.vel, d.angvel, d.radius, d.sleep_time, c.count,
+                             c.body_a, c.body_b, c.npoints, c.depth, joints.count, joints.bodies, dt,
+                             self.sleep_linear_threshold, self.sleep_angular_threshold, self.time_to_sleep,
+                             self._island, self._island_min)
 
     def _margins(self, n: int, dt: float) -> np.ndarray:
         """Per-body speculative margin: contacts are made this far before touching (Catto, "Continuous
@@ -540,7 +603,8 @@ class World:
     def _collide(self, pairs: np.ndarray, margins: np.ndarray) -> None:
         """The narrow phase: a manifold per touching candidate pair, into ``self.contacts``. With
         ``contact_cache``, pairs whose relative pose has hardly changed since their manifold was computed
-        reuse it (see ``core/manifold_cache.py``); the others are collided afresh."""
+        reuse it (see ``core/manifold_cache.py``); the others are collided afresh. An awake body touching
+        a sleeping island wakes it."""
         d = self.data
         c = self.contacts
         mc = self._manifold_cache
@@ -548,7 +612,7 @@ class World:
         nbodies = max(d.n, 1)
         c.ensure(npairs)
         H = self.hulls.arrays()
-        out = (c.body_a, c.body_b, c.normal, c.npoints, c.points_a, c.points_b, c.depth)
+        out = c.manifolds()
         source = np.full(max(npairs, 1), -1, np.int64)
         if not self.contact_cache:
             mc.forget()
@@ -557,76 +621,80 @@ class World:
         elif mc.count:
             reuse = np.empty(npairs, np.int64)
             todo = np.empty((npairs, 2), np.int64)
-            ck, cab, cpose = mc.current[:3]
-            nt = manifold_cache.find_reusable(pairs, npairs, d.pos, d.quat, nbodies, ck, cab, cpose, mc.count,
+            nt = manifold_cache.find_reusable(pairs, npairs, d.pos, d.quat, nbodies, mc.current, mc.count,
                                               reuse, todo)
-            f = self._fresh
-            f.ensure(max(nt, 1))
-            fresh = (f.body_a, f.body_b, f.normal, f.npoints, f.points_a, f.points_b, f.depth)
+            self._fresh.ensure(max(nt, 1))
+            fresh = self._fresh.manifolds()
             nf = collide_pairs(todo, nt, d.kind, d.params, d.pos, d.quat, H, margins, *fresh) if nt else 0
-            c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, mc.current[1:],
-                                                     fresh, nf, out, source)
+            c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, mc.current, fresh,
+                                                     nf, out, source)
         else:
             c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out)
         self.cached_manifolds = int((source[: c.count] >= 0).sum())
         if self.contact_cache:
             new = mc.spare_for(max(c.count, 1))
-            manifold_cache.remember_manifolds(c.count, c.body_a, c.body_b, c.normal, c.npoints, c.points_a,
-                                              c.points_b, source, d.pos, d.quat, nbodies, mc.current, new)
+            manifold_cache.remember_manifolds(c.count, out, source, d.pos, d.quat, nbodies, mc.current, new)
             mc.swap(c.count)
+        if self.sleeping and c.count:
+            islands.wake_touched(c.count, c.body_a, c.body_b, d.static, d.awake, d.sleep_time, self._island,
+                                 d.n)
 
     def _respond(self, n: int, dt: float) -> None:
-        """Prepare the contacts, then run the selected response method over the sub-steps."""
+        """Prepare the contacts (colour them, make solver points, warm start from last step's impulses),
+        run the selected response method over the sub-steps, and keep the impulses for the next step."""
         d = self.data
         c = self.contacts
         s = self._solver
+        t0 = time.perf_counter()
         moving = d.alive[:n] & ~d.static[:n] & d.awake[:n]
-        ts = time.perf_counter()
         s.ensure(max(c.point_count(), 1), max(c.count, 1), max(d.n, 1))
-        B = s.blocks_tuple()
-        nb, floats, npts = solver.color_contacts(c.count, c.body_a, c.body_b, c.npoints, moving, c.first,
-                                                 s.cidx, s.order, s.blk_start, s.blk_lanes, s.blk_slots,
-                                                 s.blk_off, s.mask)
+        blocks = s.blocks_record()
+        nb, wide, floats, npts = graph_color.color_contacts(c.count, c.body_a, c.body_b, c.npoints, moving,
+                                                            c.first, s.cidx, blocks, s.mask)
         s.ensure_wide(floats)
-        S = s.points_tuple()
-        rule = RESTITUTION_RULES.index(self._restitution_rule)
-        solver.match_previous(c.count, c.body_a, c.body_b, c.first, s.prev_m, s.prev_key, max(d.n, 1),
-                              s.match)
-        solver.prepare_contacts(nb, B, c.body_a, c.body_b, c.normal, c.npoints, c.points_a, c.points_b,
-                                c.first, moving, d.pos, d.quat, d.vel, d.angvel, d.inv_mass, d.inv_inertia,
-                                d.restitution, d.friction, rule, s.match, s.prev_first, s.prev_np,
-                                s.prev_la, s.prev_ln, s.prev_lt, S, s.Inv)
+        points = s.points_record()
+        bodies = BodyState(n, moving, d.pos, d.quat, d.vel, d.angvel, d.force, d.torque, d.inv_mass,
+                           d.inv_inertia_local, d.inv_inertia, d.inv_inertia_start, d.gravity_scale, d.radius,
+                           d.restitution, d.friction, d.dpos, d.drot, d.speed, d.scratch)
+        previous = s.previous()
+        contact_prepare.match_previous(c.count, c.body_a, c.body_b, c.first, previous, max(d.n, 1), s.match)
+        rules = (FRICTION_RULES.index(self._friction_rule), RESTITUTION_RULES.index(self._restitution_rule))
+        contact_prepare.prepare_contacts(nb, blocks, c.manifolds(), c.first, bodies, rules, s.match, previous,
+                                         self._warm_starting, points, s.Inv)
+        contacts = SolverContacts(npts, nb, wide, blocks, c.body_a, c.body_b, c.first, c.npoints, points, s.V,
+                                  s.D)
         joints = self._joints_packed()
-        joints[6][:] = 0.0
+        joints.impulse[:] = 0.0
         grabs = self._grabs_packed()
-        if len(self._speed) < n:
-            self._speed = np.zeros(d.capacity)
-            self._scratch = np.zeros(d.capacity)
-            self._dpos = np.zeros((d.capacity, 3))
-            self._drot = np.zeros((d.capacity, 3))
-        bodies = (n, moving, d.pos, d.quat, d.vel, d.angvel, d.force, d.torque, d.inv_mass,
-                  d.inv_inertia_local, d.inv_inertia, d.gravity_scale, d.radius, self._dpos, self._drot,
-                  self._speed, self._scratch)
-        # all floats, whatever the user assigned: a tuple of another type would be compiled afresh
-        settings = tuple(float(x) for x in (
-            *self._gravity, self.linear_damping, self.angular_damping, self.contact_hertz,
-            self.contact_damping_ratio, self.max_push_velocity, self.linear_slop, self.joint_hertz,
-            self.joint_damping_ratio, self.penalty_hertz, self.penalty_damping_ratio,
-            self.restitution_threshold))
-        contacts = (npts, nb, B, c.body_a, c.body_b, S, s.V, s.D)
-        t_int = substeps.run_substeps(RESPONSES.index(self._response), self._substeps, self._iterations,
-                                      float(dt), bodies, contacts, joints, grabs, settings)
+        t1 = time.perf_counter()
+        times = np.zeros(len(SUBSTEP_STAGES))
+        substeps.run_substeps(self._step_settings(dt), bodies, contacts, joints, grabs, times)
+        t2 = time.perf_counter()
         keep = s.keep_buffers(c.count, npts)
-        solver.store_impulses(c.count, c.body_a, c.body_b, c.first, c.npoints, S, c.impulse, *keep,
-                              max(d.n, 1))
+        contact_solver.store_impulses(c.count, contacts, c.impulse, keep, max(d.n, 1))
         s.keep(c.count)
         for k, j in enumerate(self.joints):
-            j.impulse = float(joints[6][k])
+            j.impulse = float(joints.impulse[k])
         for k, grab in enumerate(self.grabs):
-            grab.impulse = grabs[4][k].copy()
+            grab.impulse = grabs.impulse[k].copy()
             grab.force = grab.impulse / dt
-        self.timings["integrate"] = t_int * 1e3
-        self.timings["solve"] = (time.perf_counter() - ts - t_int) * 1e3
+        self.timings["prepare_contacts"] = 1e3 * (t1 - t0)
+        self.timings.update(zip(SUBSTEP_STAGES, (1e3 * times).tolist(), strict=True))
+        self.timings["store_impulses"] = 1e3 * (time.perf_counter() - t2)
+
+    def _step_settings(self, dt: float) -> StepSettings:
+        """The settings the response stage reads, each converted to its type (so that numba compiles one
+        signature whatever the user assigned)."""
+        return StepSettings(
+            dt=float(dt), substeps=int(self._substeps), iterations=int(self._iterations),
+            response=RESPONSES.index(self._response), solver=CONTACT_SOLVERS.index(self._contact_solver),
+            warm_starting=bool(self._warm_starting), gravity=tuple(float(g) for g in self._gravity),
+            linear_damping=float(self.linear_damping), angular_damping=float(self.angular_damping),
+            contact_hertz=float(self.contact_hertz), contact_damping_ratio=float(self.contact_damping_ratio),
+            max_push_velocity=float(self.max_push_velocity), linear_slop=float(self.linear_slop),
+            joint_hertz=float(self.joint_hertz), joint_damping_ratio=float(self.joint_damping_ratio),
+            penalty_hertz=float(self.penalty_hertz), penalty_damping_ratio=float(self.penalty_damping_ratio),
+            restitution_threshold=float(self.restitution_threshold))
 
     # -------------------------------------------------------------------------------------------------
     # results

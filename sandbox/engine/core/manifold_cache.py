@@ -29,12 +29,12 @@ def relative_pose(pos, quat, a, b):
 
 
 @njit(cache=True)
-def find_reusable(pairs, npairs, pos, quat, nbodies, ck, cab, cpose, cm, reuse, todo):
+def find_reusable(pairs, npairs, pos, quat, nbodies, cache, cm, reuse, todo):
     """For each candidate pair p: ``reuse[p]`` = the cache row of its manifold when the pair's relative
     pose is still within the tolerances of the one that manifold was computed at, else −1; the pairs
-    without a reusable manifold are listed in ``todo`` (rows of ``pairs``, in order). ``ck``: the cache's
-    sorted keys; ``cab``: its body pairs in manifold order (A, B); ``cpose``: the relative pose (t, q) of
-    each entry; ``cm``: the number of entries. Returns the number of pairs in ``todo``."""
+    without a reusable manifold are listed in ``todo`` (rows of ``pairs``, in order). ``cache`` is the
+    ``CachedManifolds`` record, ``cm`` its number of entries. Returns the number of pairs in ``todo``."""
+    ck, cab, cpose = cache.keys, cache.bodies, cache.pose
     half = math.cos(0.5 * CACHE_ANGLE)
     j = 0
     nt = 0
@@ -64,14 +64,16 @@ def find_reusable(pairs, npairs, pos, quat, nbodies, ck, cab, cpose, cm, reuse, 
 
 @njit(cache=True)
 def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, fresh, nfresh, out, source):
-    """The manifolds of all candidate pairs, in pair order, into ``out``: a reused pair's from its cache
-    row (points mapped from the bodies' frames to the world, normal from A's frame, depths (pa − pb)·n
-    measured now), the others from ``fresh`` (``collide_pairs`` on the ``todo`` pairs, in the same
-    order). ``source[m]`` receives the cache row a manifold came from, or −1 for a fresh one.
-    Returns the number of manifolds."""
-    cab, cpose, cn, cnp, cla, clb = cache
-    fa, fb, fnormal, fnp, fpa, fpb, fdepth = fresh
-    oa, ob, onormal, onp, opa, opb, odepth = out
+    """The manifolds of all candidate pairs, in pair order, into ``out`` (a ``Manifolds`` record): a
+    reused pair's from its ``cache`` row (points mapped from the bodies' frames to the world, normal from
+    A's frame, depths (pa − pb)·n measured now), the others from ``fresh`` (``collide_pairs`` on the
+    ``todo`` pairs, in the same order). ``source[m]`` receives the cache row a manifold came from, or
+    −1 for a fresh one. Returns the number of manifolds."""
+    cab, cn, cnp, cla, clb = cache.bodies, cache.normal, cache.npoints, cache.points_a, cache.points_b
+    fa, fb, fnormal, fnp = fresh.body_a, fresh.body_b, fresh.normal, fresh.npoints
+    fpa, fpb, fdepth = fresh.points_a, fresh.points_b, fresh.depth
+    oa, ob, onormal, onp = out.body_a, out.body_b, out.normal, out.npoints
+    opa, opb, odepth = out.points_a, out.points_b, out.depth
     f = 0
     m = 0
     for p in range(npairs):
@@ -118,13 +120,15 @@ def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, fresh, nfresh, out, 
 
 
 @njit(cache=True)
-def remember_manifolds(m, body_a, body_b, normal, npoints, points_a, points_b, source, pos, quat, nbodies,
-                       old, new):
-    """Fill the cache ``new`` from this step's ``m`` manifolds: a reused one keeps its ``old`` entry (and
+def remember_manifolds(m, manifolds, source, pos, quat, nbodies, old, new):
+    """Fill the cache ``new`` from this step's ``m`` ``manifolds``: a reused one keeps its ``old`` entry (and
     so the pose it was computed at, which keeps the tolerance from creeping), a fresh one is stored in
     its bodies' frames with the relative pose of now."""
-    ock, ocab, ocpose, ocn, ocnp, ocla, oclb = old
-    ck, cab, cpose, cn, cnp, cla, clb = new
+    body_a, body_b, normal, npoints = manifolds.body_a, manifolds.body_b, manifolds.normal, manifolds.npoints
+    points_a, points_b = manifolds.points_a, manifolds.points_b
+    ocpose, ocn, ocla, oclb = old.pose, old.normal, old.points_a, old.points_b
+    ck, cab, cpose, cn, cnp = new.keys, new.bodies, new.pose, new.normal, new.npoints
+    cla, clb = new.points_a, new.points_b
     for i in range(m):
         a = body_a[i]
         b = body_b[i]

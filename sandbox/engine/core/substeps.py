@@ -1,11 +1,12 @@
 """The response stage of a step: sub-steps of integration and the selected response method, in one
 kernel (one call per step instead of dozens, which matters for small scenes).
 
-The order within a sub-step is Box2D v3's "soft step" (see ``solver.py``): integrate velocities; warm
-start; solve (with the soft position bias); integrate positions; relax (solve without bias); then bound
-the speeds that contacts leave. Restitution comes after the last sub-step. Joints and mouse grabs are
-solved in the same passes, before the contacts. The projection and penalty methods take the same loop,
-with their own contact treatment in place of the impulse solver.
+The order within a sub-step is Box2D v3's "soft step" (see ``contact_solver.py``): integrate velocities;
+warm start; solve (with the soft position bias); integrate positions; relax (solve without bias); then
+bound the speeds that contacts leave. Restitution comes after the last sub-step. Joints and mouse grabs
+are solved in the same passes, before the contacts. The projection and penalty methods take the same
+loop, with their own contact treatment in place of the impulse solver. Each stage's time is added to its
+row of ``times`` (``records.SUBSTEP_STAGES``), which ``World.timings`` reports.
 """
 
 from __future__ import annotations
@@ -14,22 +15,33 @@ import time
 
 from numba import njit, objmode
 
-from .integrate import integrate_positions, integrate_velocities
-from .solver import (
-    apply_restitution,
+from . import contact_solver_reference as reference
+from .contact_solver import (
     cap_contact_speeds,
-    penalty_contacts,
-    project_contacts,
+    normal_coefficients,
     record_speeds,
+    reset_impulses,
     solve_contacts,
-    solve_distance_joints,
-    solve_grab,
     warm_start,
 )
-
-IMPULSE = 0
-PROJECTION = 1
-PENALTY = 2
+from .grab import solve_grabs
+from .integrate import integrate_positions, integrate_velocities
+from .joints import solve_distance_joints
+from .penalty import penalty_contacts
+from .projection import project_contacts
+from .records import (
+    IMPULSE,
+    PENALTY,
+    PROJECTION,
+    REFERENCE,
+    T_INTEGRATE_POSITIONS,
+    T_INTEGRATE_VELOCITIES,
+    T_RELAX,
+    T_RESTITUTION,
+    T_SOLVE,
+    T_WARM_START,
+)
+from .restitution import apply_restitution
 
 
 @njit(cache=True)
@@ -43,81 +55,95 @@ def clock():
 @njit(cache=True)
 def solve_joints_and_grabs(joints, grabs, bodies, h, use_bias, settings):
     """One pass over the distance joints and the mouse grabs."""
-    n, moving, pos, quat, vel, angvel = bodies[:6]
-    inv_mass, inv_inertia = bodies[8], bodies[10]
-    nj, jb, jla, jlb, jlen, jrope, jlam, jworld = joints
-    joint_hertz, joint_zeta = settings[9], settings[10]
-    if nj:
-        solve_distance_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, pos, quat, vel, angvel, inv_mass,
-                              inv_inertia, moving, h, use_bias, joint_hertz, joint_zeta, False)
-    ng, gbody, glocal, gtarget, glam, gparams = grabs
-    for g in range(ng):
-        solve_grab(gbody[g], glocal[g], gtarget[g], glam[g], pos, quat, vel, angvel, inv_mass, inv_inertia,
-                   h, gparams[g, 0], gparams[g, 1], gparams[g, 2], use_bias)
+    if joints.count:
+        solve_distance_joints(joints, bodies, h, use_bias, settings.joint_hertz, settings.joint_damping_ratio,
+                              False)
+    solve_grabs(grabs, bodies, h, use_bias)
 
 
 @njit(cache=True)
-def run_substeps(mode, substeps, iterations, dt, bodies, contacts, joints, grabs, settings):
-    """Advance the velocities and positions of the moving bodies by ``dt`` in ``substeps`` sub-steps,
-    with the response method ``mode`` (IMPULSE, PROJECTION or PENALTY) and ``iterations`` velocity
-    iterations per step shared over the sub-steps (the earlier sub-steps get the remainder).
+def contact_pass(contacts, bodies, coefficients, use_bias, warm, all_reference):
+    """One pass of the impulse method over every contact point: the coloured blocks by the wide solver
+    (unless ``all_reference``), then the rest (the overflow, or everything) by the reference solver. With
+    ``warm`` the pass is the warm start."""
+    first = 0
+    if not all_reference:
+        if warm:
+            warm_start(contacts, bodies)
+        else:
+            solve_contacts(contacts, bodies, coefficients, use_bias)
+        first = contacts.wide_blocks
+    if first < contacts.blocks:
+        reference.solve_blocks(contacts, bodies, coefficients, use_bias, warm, first, contacts.blocks)
 
-    ``bodies = (n, moving, pos, quat, vel, angvel, force, torque, inv_mass, inv_inertia_local,
-    inv_inertia, gravity_scale, radius, dpos, drot, speed, scratch)``; ``contacts = (npts, nb, B, mb_a,
-    mb_b, S, V, D)`` as prepared by ``solver.color_contacts`` and ``solver.prepare_contacts``;
-    ``joints = (nj, jb, jla, jlb, jlen, jrope, jlam, jworld)``; ``grabs = (ng, body, local anchor,
-    target, impulse, (frequency, damping ratio, max force))``; ``settings = (gx, gy, gz, linear damping,
-    angular damping, contact hertz, contact damping ratio, max push velocity, linear slop, joint hertz,
-    joint damping ratio, penalty hertz, penalty damping ratio, restitution threshold)``.
-    Returns the seconds spent integrating (the rest is the response's)."""
-    (n, moving, pos, quat, vel, angvel, force, torque, inv_mass, inv_inertia_local, inv_inertia,
-     gravity_scale, radius, dpos, drot, speed, scratch) = bodies
-    npts, nb, B, mb_a, mb_b, S, V, D = contacts
-    nj, jb, jla, jlb, jlen, jrope, jlam, jworld = joints
-    gravity = (settings[0], settings[1], settings[2])
-    linear_damping, angular_damping = settings[3], settings[4]
-    # Box2D v3's rule: the contact spring may not be stiffer than a quarter of the sub-step rate
-    h = dt / substeps
-    hertz = min(settings[5], 0.25 / h)
-    zeta, max_push, slop = settings[6], settings[7], settings[8]
-    base = iterations // substeps
-    extra = iterations % substeps
+
+@njit(cache=True)
+def run_substeps(settings, bodies, contacts, joints, grabs, times):
+    """Advance the velocities and positions of the moving bodies by ``settings.dt`` in
+    ``settings.substeps`` sub-steps with the response method ``settings.response``, ``settings.iterations``
+    velocity iterations per step shared over the sub-steps (the earlier sub-steps get the remainder).
+
+    ``settings`` is a ``StepSettings``, ``bodies`` a ``BodyState``, ``contacts`` a ``SolverContacts`` as
+    prepared by ``graph_color.color_contacts`` and ``contact_prepare.prepare_contacts``, ``joints`` a
+    ``Joints``, ``grabs`` a ``Grabs`` (records.py). Adds each stage's seconds to its row of ``times``."""
+    n, moving = bodies.n, bodies.moving
+    mode = settings.response
+    substeps = settings.substeps
+    h = settings.dt / substeps
+    biased = normal_coefficients(h, True, settings)
+    relax = normal_coefficients(h, False, settings)
+    all_reference = settings.solver == REFERENCE
+    base = settings.iterations // substeps
+    extra = settings.iterations % substeps
     for i in range(n):
         for k in range(3):
-            dpos[i, k] = 0.0
-            drot[i, k] = 0.0
-    record_speeds(n, moving, vel, angvel, radius, speed)
-    t_int = 0.0
+            bodies.dpos[i, k] = 0.0
+            bodies.drot[i, k] = 0.0
+    if mode == IMPULSE and (all_reference or contacts.wide_blocks < contacts.blocks):
+        # the reference solver linearises the contacts with the inertias of the start of the step, as
+        # the wide solver's cached Jacobian rows do
+        bodies.inv_inertia_start[:n] = bodies.inv_inertia[:n]
+    record_speeds(bodies)
     for sub in range(substeps):
         t0 = clock()
-        integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, inv_inertia_local,
-                             gravity_scale, gravity, h, linear_damping, angular_damping)
-        t_int += clock() - t0
+        integrate_velocities(n, moving, bodies.vel, bodies.angvel, bodies.quat, bodies.force, bodies.torque,
+                             bodies.inv_mass, bodies.inv_inertia_local, bodies.gravity_scale,
+                             settings.gravity, h, settings.linear_damping, settings.angular_damping)
+        t1 = clock()
+        times[T_INTEGRATE_VELOCITIES] += t1 - t0
         if mode == IMPULSE:
-            warm_start(nb, B, mb_a, mb_b, S[4], V, vel, angvel, inv_mass, moving)
-            if nj:
-                solve_distance_joints(nj, jb, jla, jlb, jlen, jrope, jlam, jworld, pos, quat, vel, angvel,
-                                      inv_mass, inv_inertia, moving, h, True, settings[9], settings[10],
-                                      True)
+            if settings.warm_starting:
+                contact_pass(contacts, bodies, biased, True, True, all_reference)
+                if joints.count:
+                    solve_distance_joints(joints, bodies, h, True, settings.joint_hertz,
+                                          settings.joint_damping_ratio, True)
+            else:
+                reset_impulses(contacts)
+            t2 = clock()
+            times[T_WARM_START] += t2 - t1
             for _ in range(max(base + (sub < extra), 1)):
                 solve_joints_and_grabs(joints, grabs, bodies, h, True, settings)
-                solve_contacts(nb, B, mb_a, mb_b, S[4], V, D, dpos, drot, vel, angvel, inv_mass, moving, h,
-                               True, hertz, zeta, max_push, slop)
+                contact_pass(contacts, bodies, biased, True, False, all_reference)
         else:
+            t2 = clock()
             solve_joints_and_grabs(joints, grabs, bodies, h, True, settings)
             if mode == PENALTY:
-                penalty_contacts(npts, S, pos, quat, vel, angvel, inv_mass, inv_inertia, moving, h,
-                                 settings[11], settings[12])
-        t0 = clock()
-        integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h, dpos, drot)
-        t_int += clock() - t0
+                penalty_contacts(contacts.points, contacts.pts, bodies, h, settings.penalty_hertz,
+                                 settings.penalty_damping_ratio)
+        t3 = clock()
+        times[T_SOLVE] += t3 - t2
+        integrate_positions(n, moving, bodies.pos, bodies.quat, bodies.vel, bodies.angvel,
+                            bodies.inv_inertia_local, bodies.inv_inertia, h, bodies.dpos, bodies.drot)
+        t4 = clock()
+        times[T_INTEGRATE_POSITIONS] += t4 - t3
         if mode == IMPULSE:
             solve_joints_and_grabs(joints, grabs, bodies, h, False, settings)
-            solve_contacts(nb, B, mb_a, mb_b, S[4], V, D, dpos, drot, vel, angvel, inv_mass, moving, h,
-                           False, hertz, zeta, max_push, slop)
+            contact_pass(contacts, bodies, relax, False, False, all_reference)
         elif mode == PROJECTION:
-            project_contacts(npts, S, pos, quat, inv_mass, moving)
-        cap_contact_speeds(n, moving, vel, angvel, radius, speed, npts, S, max_push, scratch)
+            project_contacts(contacts.points, contacts.pts, bodies)
+        cap_contact_speeds(bodies, contacts.points, contacts.pts, settings.max_push_velocity)
+        times[T_RELAX] += clock() - t4
     if mode == IMPULSE:
-        apply_restitution(npts, S, vel, angvel, inv_mass, moving, settings[13])
-    return t_int
+        t5 = clock()
+        apply_restitution(contacts.points, contacts.pts, bodies, settings.restitution_threshold)
+        times[T_RESTITUTION] += clock() - t5

@@ -19,6 +19,8 @@ from numba import njit
 EPS = 1e-12
 
 
+ZERO_MAT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)  # a 3×3 zero matrix, row-major
+
 @njit(cache=True)
 def load3(a, i):
     """Row ``i`` of an ``(n, 3)`` array as a vector tuple."""

@@ -1,0 +1,98 @@
+"""The layout of the wide contact rows: where each field of a solver contact point lives.
+
+The wide solver (``contact_solver.py``) solves up to ``L`` manifolds side by side, one per *lane*, so a
+point's fields are stored lane-minor: a block's data is ``slots`` (its largest point count) groups of
+``NF`` rows of ``L`` floats in the flat array ``cw``, and field ``f`` of the point in slot ``p``, lane
+``j`` of a block starting at ``off`` is ``cw[off + (p·NF + f)·STRIDE + j]``. Contact point k (numbered
+manifold by manifold) keeps ``row[k]``, the index of its field 0, so the once-per-step kernels (and the
+reference solver) reach any field of it as ``cw[row[k] + f·STRIDE]``.
+
+The fields, named by the constants below: the unit normal (A to B) and two tangents; twelve cached
+angular Jacobian rows, four per direction d ∈ (n, t1, t2): ra×d, rb×d, Ia⁻¹(ra×d), Ib⁻¹(rb×d), so that a
+point's relative velocity along d is (vb − va)·d + ωb·(rb×d) − ωa·(ra×d) and an impulse λ along d changes
+ωa by −λ·Ia⁻¹(ra×d), with no matrix product in the inner loop; the effective masses along n, t1, t2;
+friction μ; restitution e; the normal velocity at the start of the step; the approach speed at impact;
+the separation when the contact was made; the accumulated impulses along n, t1, t2; the largest normal
+impulse of the step; and the anchors ra, rb (contact point minus centre of mass, world frame). Slots
+beyond a manifold's point count are zero (no mass, no impulse) and solve to nothing.
+
+Indices into ``cw`` are converted to unsigned (``at``): numba wraps a negative signed index around, and
+that check, in every access, hides from LLVM that the lanes are consecutive addresses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+L = 32  # lanes per block
+STRIDE = 36  # floats from one row to the next: not a power of two, or all rows would share a few cache sets
+
+# fields of a contact point: rows of L lanes
+N = 0  # normal, 3 rows
+T1 = 3  # first tangent, 3 rows
+T2 = 6  # second tangent, 3 rows
+JAC = 9  # 12 Jacobian rows of 3: JAC + 3·(4·direction + which)
+MASS_N = 45
+MASS_T1 = 46
+MASS_T2 = 47
+MU = 48
+E = 49
+VN0 = 50  # normal velocity at the start of the step
+APPROACH = 51  # approach speed at impact
+SEP0 = 52  # separation when the contact was made (−depth)
+LAM_N = 53
+LAM_T1 = 54
+LAM_T2 = 55
+LAM_MAX = 56
+RA = 57  # anchor on A relative to its centre of mass (world frame), 3 rows
+RB = 60  # anchor on B, 3 rows
+NF = 63
+
+# rows of a block's gathered body state ``V``: velocities and inverse masses of bodies a and b
+VA = 0
+WA = 3
+VB = 6
+WB = 9
+IMA = 12
+IMB = 13
+NV = 14
+# rows of ``D``: displacement of b relative to a, and each body's rotation vector, since the step began
+DX = 0
+DRA = 3
+DRB = 6
+ND = 9
+# rows of a block's gathered inverse inertias ``Inv``, for ``jacobian_lanes``: Ia⁻¹ and Ib⁻¹ (9 rows each,
+# row-major), 1/ma, 1/mb
+IIA = 0
+IIB = 9
+IMA2 = 18
+IMB2 = 19
+NI = 20
+
+
+@njit(cache=True)
+def at(base, f, j):
+    """Unsigned index of row ``f``, lane ``j`` of the rows starting at ``base``."""
+    return np.uint64(base + f * STRIDE + j)
+
+
+@njit(cache=True)
+def get3(w, base, f, j):
+    """Rows ``f``, ``f+1``, ``f+2`` of lane ``j`` as a vector."""
+    return (w[at(base, f, j)], w[at(base, f + 1, j)], w[at(base, f + 2, j)])
+
+
+@njit(cache=True)
+def put3(w, base, f, j, v):
+    """Store the vector ``v`` in rows ``f``, ``f+1``, ``f+2`` of lane ``j``."""
+    w[at(base, f, j)] = v[0]
+    w[at(base, f + 1, j)] = v[1]
+    w[at(base, f + 2, j)] = v[2]
+
+
+@njit(cache=True)
+def jac(w, base, j, direction, which):
+    """Cached Jacobian row of lane ``j``: ``direction`` 0, 1, 2 for n, t1, t2; ``which`` 0: ra×d,
+    1: rb×d, 2: Ia⁻¹(ra×d), 3: Ib⁻¹(rb×d)."""
+    return get3(w, base, JAC + 3 * (4 * direction + which), j)

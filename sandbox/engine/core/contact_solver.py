@@ -1,0 +1,385 @@
+"""The wide contact solver: sequential impulses on graph-coloured blocks of lanes (Box2D v3's solver).
+
+The impulse method is Catto's sequential impulses (GDC 2005) arranged as Box2D v3's "soft step"
+(Catto, "Solver2D", 2024): per step the contacts are prepared once (``contact_prepare.py``); per sub-step
+the velocities are integrated, the accumulated impulses of the last sub-step applied again (warm
+starting), every contact solved once with a soft position bias (``soft_constraint.py``), the positions
+integrated, and the normals solved once more without bias ("relax"), so that the push-out of overlaps
+never turns into kinetic energy. Restitution follows the sub-steps (``restitution.py``).
+
+**Wide blocks.** The manifolds come coloured and cut into blocks of up to ``L`` lanes
+(``graph_color.py``), the manifolds of one block sharing no moving body. A pass gathers a block's body
+velocities into lane rows, solves the block's first points of all lanes side by side, then the second
+points, and so on, and scatters the velocities back. The lane loops have no dependence from one lane to
+the next, which lets the compiler turn them into SIMD instructions: the same Gauss–Seidel sweep as
+solving the manifolds one by one in colour order — exactly what ``contact_solver_reference.py`` does, in
+the seed's plain notation, and what ``tests/test_solver.py`` checks this solver against. The fields of a
+point are laid out as ``contact_rows.py`` describes. The overflow manifolds (no free colour) are left to
+the reference solver.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from numba import njit
+
+from .contact_rows import (
+    APPROACH,
+    DRA,
+    DRB,
+    DX,
+    IMA,
+    IMB,
+    LAM_MAX,
+    LAM_N,
+    LAM_T1,
+    LAM_T2,
+    MASS_N,
+    MASS_T1,
+    MASS_T2,
+    MU,
+    NF,
+    SEP0,
+    STRIDE,
+    T1,
+    T2,
+    VA,
+    VB,
+    WA,
+    WB,
+    N,
+    at,
+    get3,
+    jac,
+    put3,
+)
+from .impulse import push_pair
+from .layout import pair_key
+from .soft_constraint import soft_coefficients
+from .vecmath import add, dot, length, load3, scale, store3, sub
+
+
+class NormalCoefficients(NamedTuple):
+    """What the normal constraint of a pass needs besides the point: 1/h, the soft constraint's bias rate,
+    mass scale and impulse scale, the largest push-out speed and the overlap left alone (slop)."""
+
+    inv_h: float
+    bias_rate: float
+    mass_scale: float
+    impulse_scale: float
+    max_push: float
+    linear_slop: float
+
+
+@njit(cache=True)
+def normal_coefficients(h, use_bias, settings):
+    """The ``NormalCoefficients`` of a pass over sub-step ``h``: the soft spring of the contacts with
+    bias (``settings.contact_hertz``, at most a quarter of the sub-step rate, Box2D v3's rule), or none
+    for the relax pass."""
+    if use_bias:
+        hertz = min(settings.contact_hertz, 0.25 / h)
+        bias_rate, mass_scale, impulse_scale = soft_coefficients(hertz, settings.contact_damping_ratio, h)
+        return NormalCoefficients(1.0 / h, bias_rate, mass_scale, impulse_scale, settings.max_push_velocity,
+                                  settings.linear_slop)
+    return NormalCoefficients(1.0 / h, 0.0, 1.0, 0.0, 0.0, settings.linear_slop)
+
+
+@njit(cache=True)
+def gather_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, inv_mass, V):
+    """Copy the velocities and inverse masses of block ``blk``'s bodies into the lane rows ``V`` (a body
+    that does not move gets no inverse mass)."""
+    order = blocks.order
+    s = blocks.start[blk]
+    for j in range(blocks.lanes[blk]):
+        i = order[s + j]
+        a = mb_a[i]
+        b = mb_b[i]
+        put3(V, 0, VA, j, load3(vel, a))
+        put3(V, 0, WA, j, load3(angvel, a))
+        put3(V, 0, VB, j, load3(vel, b))
+        put3(V, 0, WB, j, load3(angvel, b))
+        V[at(0, IMA, j)] = inv_mass[a] if moving[a] else 0.0
+        V[at(0, IMB, j)] = inv_mass[b] if moving[b] else 0.0
+
+
+@njit(cache=True)
+def scatter_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, V):
+    """Write the lane rows ``V`` of block ``blk`` back to its moving bodies."""
+    order = blocks.order
+    s = blocks.start[blk]
+    for j in range(blocks.lanes[blk]):
+        i = order[s + j]
+        a = mb_a[i]
+        b = mb_b[i]
+        if moving[a]:
+            store3(vel, a, get3(V, 0, VA, j))
+            store3(angvel, a, get3(V, 0, WA, j))
+        if moving[b]:
+            store3(vel, b, get3(V, 0, VB, j))
+            store3(angvel, b, get3(V, 0, WB, j))
+
+
+@njit(cache=True)
+def lane_state(V, j):
+    """Lane ``j``'s body velocities and inverse masses: (va, wa, vb, wb, 1/ma, 1/mb)."""
+    return (get3(V, 0, VA, j), get3(V, 0, WA, j), get3(V, 0, VB, j), get3(V, 0, WB, j),
+            V[at(0, IMA, j)], V[at(0, IMB, j)])
+
+
+@njit(cache=True)
+def set_lane_velocities(V, j, va, wa, vb, wb):
+    put3(V, 0, VA, j, va)
+    put3(V, 0, WA, j, wa)
+    put3(V, 0, VB, j, vb)
+    put3(V, 0, WB, j, wb)
+
+
+@njit(cache=True)
+def warm_start_lanes(nl, cw, base, V):
+    """Apply the accumulated impulses of one slot of a block's lanes again."""
+    for j in range(nl):
+        va, wa, vb, wb, ima, imb = lane_state(V, j)
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, N, j), cw[at(base, LAM_N, j)],
+                                   jac(cw, base, j, 0, 2), jac(cw, base, j, 0, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, T1, j), cw[at(base, LAM_T1, j)],
+                                   jac(cw, base, j, 1, 2), jac(cw, base, j, 1, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, T2, j), cw[at(base, LAM_T2, j)],
+                                   jac(cw, base, j, 2, 2), jac(cw, base, j, 2, 3))
+        set_lane_velocities(V, j, va, wa, vb, wb)
+
+
+@njit(cache=True)
+def warm_start(contacts, bodies):
+    """Apply the accumulated impulses again (Catto 2005) to the coloured blocks of ``contacts`` (a
+    ``SolverContacts``): the solver starts from last sub-step's answer, which is what makes stacks
+    converge with few iterations."""
+    B, cw, V = contacts.table, contacts.pts.cw, contacts.V
+    mb_a, mb_b = contacts.body_a, contacts.body_b
+    vel, angvel, inv_mass, moving = bodies.vel, bodies.angvel, bodies.inv_mass, bodies.moving
+    for blk in range(contacts.wide_blocks):
+        gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
+        for p in range(B.slots[blk]):
+            warm_start_lanes(B.lanes[blk], cw, B.offset[blk] + p * NF * STRIDE, V)
+        scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
+
+
+@njit(cache=True)
+def normal_row(cw, base, j):
+    """The fields of lane ``j``'s point that its normal constraint reads: n, ra×n, rb×n, Ia⁻¹(ra×n),
+    Ib⁻¹(rb×n), the effective mass, s₀, the accumulated and largest normal impulses, the approach
+    speed."""
+    return (get3(cw, base, N, j), jac(cw, base, j, 0, 0), jac(cw, base, j, 0, 1), jac(cw, base, j, 0, 2),
+            jac(cw, base, j, 0, 3), cw[at(base, MASS_N, j)], cw[at(base, SEP0, j)], cw[at(base, LAM_N, j)],
+            cw[at(base, LAM_MAX, j)], cw[at(base, APPROACH, j)])
+
+
+@njit(cache=True)
+def normal_update(row, va, wa, vb, wb, ima, imb, dx, dra, drb, coefficients):
+    """Non-penetration of one point (see ``solve_contacts``), from its ``normal_row``, its bodies'
+    velocities, inverse masses and displacements since the step began, and the pass's
+    ``NormalCoefficients``. Returns the new velocities and the new
+    accumulated normal impulse, largest normal impulse and approach speed."""
+    n, ran, rbn, ian, ibn, mass, sep0, old, lam_max, approach = row
+    inv_h, bias_rate, mass_scale, impulse_scale = (coefficients.inv_h, coefficients.bias_rate,
+                                                   coefficients.mass_scale, coefficients.impulse_scale)
+    max_push, linear_slop = coefficients.max_push, coefficients.linear_slop
+    # the separation now, from how far each body moved and turned since the contacts were made
+    s = sep0 + dot(dx, n) + dot(drb, rbn) - dot(dra, ran)
+    vn = dot(sub(vb, va), n) + dot(wb, rbn) - dot(wa, ran)
+    speculative = s > 0.0
+    bias = s * inv_h if speculative else max(bias_rate * min(s + linear_slop, 0.0), -max_push)
+    ms = 1.0 if speculative else mass_scale
+    isc = 0.0 if speculative else impulse_scale
+    new = max(old - mass * ms * (vn + bias) - isc * old, 0.0)
+    # the approach speed at the moment of impact, for restitution
+    approach = max(-vn, 0.0) if (new > 0.0) & (lam_max == 0.0) else approach
+    va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, ian, ibn)
+    return va, wa, vb, wb, new, max(lam_max, new), approach
+
+
+@njit(cache=True)
+def store_normal(cw, base, j, new, lam_max, approach):
+    cw[at(base, LAM_N, j)] = new
+    cw[at(base, LAM_MAX, j)] = lam_max
+    cw[at(base, APPROACH, j)] = approach
+
+
+@njit(cache=True, error_model="numpy")
+def friction_lanes(nl, cw, base, V):
+    """Coulomb friction of one slot of a block's lanes: the tangential impulse vector that stops the
+    sliding, clamped to the disc of radius μ·λn. Written without branches (min/max), so that the loop
+    over lanes compiles to SIMD instructions; the ``numpy`` error model lets a division by zero give inf
+    instead of raising."""
+    for j in range(nl):
+        va, wa, vb, wb, ima, imb = lane_state(V, j)
+        t1 = get3(cw, base, T1, j)
+        t2 = get3(cw, base, T2, j)
+        lt1 = cw[at(base, LAM_T1, j)]
+        lt2 = cw[at(base, LAM_T2, j)]
+        dv = sub(vb, va)
+        l1 = lt1 - cw[at(base, MASS_T1, j)] * (dot(dv, t1) + dot(wb, jac(cw, base, j, 1, 1))
+                                               - dot(wa, jac(cw, base, j, 1, 0)))
+        l2 = lt2 - cw[at(base, MASS_T2, j)] * (dot(dv, t2) + dot(wb, jac(cw, base, j, 2, 1))
+                                               - dot(wa, jac(cw, base, j, 2, 0)))
+        cap = cw[at(base, MU, j)] * cw[at(base, LAM_N, j)]
+        f = min(1.0, cap / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
+        l1 *= f
+        l2 *= f
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - lt1, jac(cw, base, j, 1, 2),
+                                   jac(cw, base, j, 1, 3))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - lt2, jac(cw, base, j, 2, 2),
+                                   jac(cw, base, j, 2, 3))
+        cw[at(base, LAM_T1, j)] = l1
+        cw[at(base, LAM_T2, j)] = l2
+        set_lane_velocities(V, j, va, wa, vb, wb)
+
+
+@njit(cache=True, error_model="numpy")
+def normal_lanes(nl, cw, base, V, D, coefficients):
+    """Non-penetration of one slot of a block's lanes (see ``normal_update``), compiled to SIMD
+    instructions like ``friction_lanes``."""
+    for j in range(nl):
+        va, wa, vb, wb, ima, imb = lane_state(V, j)
+        va, wa, vb, wb, new, lam_max, approach = normal_update(
+            normal_row(cw, base, j), va, wa, vb, wb, ima, imb, get3(D, 0, DX, j), get3(D, 0, DRA, j),
+            get3(D, 0, DRB, j), coefficients)
+        store_normal(cw, base, j, new, lam_max, approach)
+        set_lane_velocities(V, j, va, wa, vb, wb)
+
+
+@njit(cache=True)
+def solve_contacts(contacts, bodies, coefficients, use_bias):
+    """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant, block by
+    block (see the module's docstring).
+
+    The separation is tracked to first order from each body's displacement ``dpos`` and rotation vector
+    ``drot`` since the step began (s = s₀ + n·(Δx_b − Δx_a) + Δθ_b·(r_b×n) − Δθ_a·(r_a×n), as in Box2D v3
+    and Rapier), which needs no quaternion work in the inner loop.
+
+    Friction first: Coulomb, the tangential impulse vector clamped to the disc of radius μ·λn (last
+    iteration's normal impulse), so that non-penetration, solved last, is the constraint that holds best
+    when the iterations stop. Normal: s > 0 is a speculative contact that only stops the approach that
+    would close the gap within the sub-step (v_n ≥ −s/h); an overlap gets a soft bias (a spring of
+    contact hertz, pushing at most the max push velocity) given by ``coefficients`` (see
+    ``normal_coefficients``) when ``use_bias``. The accumulated normal impulse is clamped at ≥ 0. Without
+    ``use_bias`` this is the relax pass: normals only, no bias. Covers the coloured blocks; the overflow
+    is the reference solver's."""
+    B, cw, V, D = contacts.table, contacts.pts.cw, contacts.V, contacts.D
+    order, blk_start, blk_lanes, blk_slots, blk_off = B.order, B.start, B.lanes, B.slots, B.offset
+    mb_a, mb_b = contacts.body_a, contacts.body_b
+    dpos, drot, vel, angvel = bodies.dpos, bodies.drot, bodies.vel, bodies.angvel
+    inv_mass, moving = bodies.inv_mass, bodies.moving
+    for blk in range(contacts.wide_blocks):
+        gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
+        s = blk_start[blk]
+        for j in range(blk_lanes[blk]):
+            i = order[s + j]
+            a = mb_a[i]
+            b = mb_b[i]
+            put3(D, 0, DX, j, sub(load3(dpos, b), load3(dpos, a)))
+            put3(D, 0, DRA, j, load3(drot, a))
+            put3(D, 0, DRB, j, load3(drot, b))
+        for p in range(blk_slots[blk]):
+            base = blk_off[blk] + p * NF * STRIDE
+            # each lane: friction first, then the normal (two loops, each short enough for the processor
+            # to overlap the independent lanes); the relax pass does the normals only, without bias:
+            # friction was solved in the biased passes (as in Rapier's stabilisation passes)
+            if use_bias:
+                friction_lanes(blk_lanes[blk], cw, base, V)
+            normal_lanes(blk_lanes[blk], cw, base, V, D, coefficients)
+        scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
+
+
+@njit(cache=True)
+def record_speeds(bodies):
+    """``bodies.speed[i]`` = |v| + |ω|·r of each moving body: how fast any point of it moves, before
+    contacts."""
+    n, moving, vel, angvel, radius, speed = (bodies.n, bodies.moving, bodies.vel, bodies.angvel,
+                                             bodies.radius, bodies.speed)
+    for i in range(n):
+        if moving[i]:
+            speed[i] = length(load3(vel, i)) + length(load3(angvel, i)) * radius[i]
+        else:
+            speed[i] = 0.0
+
+
+@njit(cache=True)
+def cap_contact_speeds(bodies, c, pts, max_push):
+    """Bound the speed that contacts leave a body with in this step: ``max_push`` more than the fastest
+    of its own and its contact neighbours' speeds at the start of the step (``speed``). Without
+    restitution (applied later, outside this bound) an impact can only share speed out, never make more.
+
+    Sequential impulses push each overlap apart at up to ``max_push``, but through a chain of deep
+    overlaps (bodies spawned inside each other) those pushes add up body after body; this cap, like
+    PhysX's maximum depenetration velocity, keeps such a pile from exploding. Ordinary impacts and
+    resting contacts never reach it. Returns the number of bodies capped."""
+    n, moving, vel, angvel, radius = bodies.n, bodies.moving, bodies.vel, bodies.angvel, bodies.radius
+    speed, scratch = bodies.speed, bodies.scratch
+    cb = pts.bodies
+    for i in range(n):
+        scratch[i] = 0.0
+    for k in range(c):
+        a = cb[k, 0]
+        b = cb[k, 1]
+        scratch[a] = max(scratch[a], speed[b])
+        scratch[b] = max(scratch[b], speed[a])
+    capped = 0
+    for i in range(n):
+        if not moving[i]:
+            continue
+        bound = max_push + max(speed[i], scratch[i])
+        v = length(load3(vel, i))
+        w = length(load3(angvel, i)) * radius[i]
+        if v + w > bound:
+            f = bound / (v + w)
+            store3(vel, i, scale(load3(vel, i), f))
+            store3(angvel, i, scale(load3(angvel, i), f))
+            capped += 1
+    return capped
+
+
+@njit(cache=True)
+def store_impulses(m, contacts, out_impulse, keep, nbodies):
+    """Copy the accumulated impulses out: per manifold point into ``out_impulse`` (for drawing and
+    events), and into the persistence arrays that next step's ``prepare_contacts`` matches against
+    (the friction impulse kept as a world vector, since the tangents are chosen afresh each step).
+    A manifold that had no solver points (both bodies still) reports zero impulses. ``keep`` is the
+    ``StoredImpulses`` record to fill."""
+    mb_a, mb_b, m_first, m_npoints = contacts.body_a, contacts.body_b, contacts.first, contacts.npoints
+    cla, cidx, cw = contacts.pts.local_a, contacts.pts.row, contacts.pts.cw
+    keep_key, keep_first, keep_np = keep.keys, keep.first, keep.npoints
+    keep_la, keep_ln, keep_lt = keep.anchor, keep.normal, keep.friction
+    for i in range(m):
+        a = mb_a[i]
+        b = mb_b[i]
+        f = m_first[i]
+        keep_key[i] = pair_key(a, b, nbodies)
+        keep_first[i] = max(f, 0)
+        keep_np[i] = m_npoints[i] if f >= 0 else 0
+        for p in range(4):
+            out_impulse[i, p] = 0.0
+        if f < 0:
+            continue
+        for p in range(m_npoints[i]):
+            k = f + p
+            c = cidx[k]
+            out_impulse[i, p] = cw[at(c, LAM_N, 0)]
+            keep_ln[k] = cw[at(c, LAM_N, 0)]
+            store3(keep_la, k, load3(cla, k))
+            friction = add(scale(get3(cw, c, T1, 0), cw[at(c, LAM_T1, 0)]),
+                           scale(get3(cw, c, T2, 0), cw[at(c, LAM_T2, 0)]))
+            store3(keep_lt, k, friction)
+
+
+@njit(cache=True)
+def reset_impulses(contacts):
+    """Zero the accumulated impulses of every point: the cold start that takes the warm start's place
+    when ``world.warm_starting`` is off (each sub-step then solves from nothing)."""
+    cidx, cw = contacts.pts.row, contacts.pts.cw
+    for k in range(contacts.points):
+        c = cidx[k]
+        cw[at(c, LAM_N, 0)] = 0.0
+        cw[at(c, LAM_T1, 0)] = 0.0
+        cw[at(c, LAM_T2, 0)] = 0.0

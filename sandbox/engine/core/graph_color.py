@@ -1,0 +1,96 @@
+"""Graph colouring of the contact manifolds, and the blocks of lanes the wide solver works on.
+
+Sequential impulses solve one contact after another, each seeing the velocities the last one left, and a
+solver that does exactly that is bound by the latency of that chain. But two manifolds that share no
+moving body do not interact within a pass, so the order among them is free. ``color_contacts`` colours
+the manifolds greedily so that no two manifolds of one colour share a moving body (static and sleeping
+bodies do not count: nothing writes their velocities), and cuts each colour into blocks of up to ``L``
+manifolds, the block's *lanes* (Box2D v3's graph colouring; Rapier's parallel solver does the same).
+Manifolds that find no free colour among ``COLORS`` (a body touching very many others) go to the
+overflow, blocks of one lane at the end of the order, which the reference solver takes one by one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .contact_rows import NF, STRIDE, L
+
+COLORS = 32  # colours tried before a manifold goes to the overflow (one bit each in an int64 mask)
+
+
+@njit(cache=True)
+def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask):
+    """Colour the manifolds and cut the colours into ``blocks`` (a ``Blocks`` record, filled here).
+
+    Greedy colouring: manifold by manifold, the lowest colour that neither of its moving bodies already
+    has (``mask`` holds a bit per colour per body). Within a colour the manifolds are ordered by point
+    count, largest first, so that a block's lanes have like counts; runs of up to ``L`` make the blocks.
+    ``m_first[i]`` receives the number of manifold i's first contact point (points are numbered manifold
+    by manifold), or −1 for a manifold between two bodies that do not move (asleep or static): it gets
+    no solver points. ``cidx[k]`` receives point k's place in ``cw``.
+    Returns (blocks, coloured blocks, floats of ``cw`` used, contact points)."""
+    order, blk_start, blk_lanes, blk_slots, blk_off = (blocks.order, blocks.start, blocks.lanes, blocks.slots,
+                                                       blocks.offset)
+    color = blocks.color
+    count = np.zeros((COLORS + 1) * 4, np.int64)
+    for i in range(m):
+        a = mb_a[i]
+        b = mb_b[i]
+        mask[a] = 0
+        mask[b] = 0
+    k = 0
+    for i in range(m):
+        a = mb_a[i]
+        b = mb_b[i]
+        color[i] = -1
+        if not (moving[a] or moving[b]):
+            m_first[i] = -1
+            continue
+        m_first[i] = k
+        k += m_npoints[i]
+        used = (mask[a] if moving[a] else 0) | (mask[b] if moving[b] else 0)
+        c = 0
+        while c < COLORS and (used >> c) & 1:
+            c += 1
+        if c < COLORS:
+            bit = np.int64(1) << c
+            if moving[a]:
+                mask[a] |= bit
+            if moving[b]:
+                mask[b] |= bit
+        color[i] = c
+        count[4 * c + 4 - m_npoints[i]] += 1
+    # counting sort by (colour, point count descending)
+    start = np.zeros(len(count) + 1, np.int64)
+    for key in range(len(count)):
+        start[key + 1] = start[key] + count[key]
+    for i in range(m):
+        if color[i] >= 0:
+            key = 4 * color[i] + 4 - m_npoints[i]
+            order[start[key]] = i
+            start[key] += 1
+    total = start[len(count)]
+    nb = 0
+    wide = 0
+    off = 0
+    prev = -1
+    for s in range(total):
+        i = order[s]
+        c = color[i]
+        if c != prev or c == COLORS or blk_lanes[nb - 1] == L:
+            blk_start[nb] = s
+            blk_lanes[nb] = 0
+            blk_slots[nb] = m_npoints[i]
+            blk_off[nb] = off
+            off += m_npoints[i] * NF * STRIDE
+            nb += 1
+            prev = c
+            if c < COLORS:
+                wide = nb
+        j = blk_lanes[nb - 1]
+        for p in range(m_npoints[i]):
+            cidx[m_first[i] + p] = blk_off[nb - 1] + p * NF * STRIDE + j
+        blk_lanes[nb - 1] = j + 1
+    return nb, wide, off, k

@@ -1,0 +1,72 @@
+"""Restitution: how much of the approach speed an impact gives back.
+
+Newton's law of restitution: the relative normal velocity after an impact is −e times the one before,
+v′ₙ = −e·vₙ, with e between 0 (the bodies stay together) and 1 (no kinetic energy is lost). The two
+bodies' coefficients combine by a rule (product by default, as most engines do; min, max or average).
+Restitution is applied after the sub-steps (Box2D v3): during the sub-steps the contacts only stop the
+approach, recording its speed at impact; then each struck point gets the normal velocity e·v_approach.
+Below a threshold speed nothing bounces, so resting contacts never jitter.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .contact_rows import APPROACH, LAM_MAX, LAM_N, MASS_N, VN0, E, N, at, get3, jac
+from .impulse import push_pair
+from .vecmath import dot, load3, store3, sub
+
+RULE_PRODUCT = 0
+RULE_MIN = 1
+RULE_MAX = 2
+RULE_AVERAGE = 3
+
+
+@njit(cache=True)
+def combine_restitution(ea, eb, rule):
+    """The pair's restitution from the two bodies' values under the selected rule (product by default)."""
+    if rule == RULE_MIN:
+        return min(ea, eb)
+    if rule == RULE_MAX:
+        return max(ea, eb)
+    if rule == RULE_AVERAGE:
+        return 0.5 * (ea + eb)
+    return ea * eb
+
+
+@njit(cache=True)
+def apply_restitution(c, pts, bodies, threshold):
+    """Restitution after the sub-steps (Box2D v3): each of the ``c`` points that was struck faster than
+    ``threshold`` gets the normal velocity e·v_approach, v_approach being the approach speed recorded at
+    impact; the total normal impulse stays ≥ 0."""
+    cb, cidx, cw = pts.bodies, pts.row, pts.cw
+    vel, angvel, inv_mass, moving = bodies.vel, bodies.angvel, bodies.inv_mass, bodies.moving
+    for k in range(c):
+        a = cb[k, 0]
+        b = cb[k, 1]
+        i = cidx[k]
+        e = cw[at(i, E, 0)]
+        if e == 0.0 or cw[at(i, LAM_MAX, 0)] == 0.0:
+            continue
+        approach = max(cw[at(i, APPROACH, 0)], -cw[at(i, VN0, 0)])
+        if approach < threshold:
+            continue
+        n = get3(cw, i, N, 0)
+        va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
+        vn = dot(sub(vb, va), n) + dot(wb, jac(cw, i, 0, 0, 1)) - dot(wa, jac(cw, i, 0, 0, 0))
+        old = cw[at(i, LAM_N, 0)]
+        # the impulse that takes vn to e·approach (the seed's j = −(1 + e)·v_rel·K, counted from the
+        # velocity the sub-steps left, which already had the approach removed)
+        new = max(old - cw[at(i, MASS_N, 0)] * (vn - e * approach), 0.0)
+        cw[at(i, LAM_N, 0)] = new
+        cw[at(i, LAM_MAX, 0)] = max(cw[at(i, LAM_MAX, 0)], new)
+        ima = inv_mass[a] if moving[a] else 0.0
+        imb = inv_mass[b] if moving[b] else 0.0
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, jac(cw, i, 0, 0, 2),
+                                   jac(cw, i, 0, 0, 3))
+        if moving[a]:
+            store3(vel, a, va)
+            store3(angvel, a, wa)
+        if moving[b]:
+            store3(vel, b, vb)
+            store3(angvel, b, wb)

@@ -1,0 +1,172 @@
+"""The contact solver stage: the wide (SIMD, graph-coloured) solver against the reference solver, the
+graph colouring, warm starting, and the seed's impulse formula."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from sandbox import scenes
+from sandbox.engine import Box, Sphere, World
+from sandbox.engine.core.graph_color import COLORS
+from sandbox.engine.core.impulse import effective_mass
+
+DT = 1.0 / 60.0
+
+STANDARD = {
+    "S1 pile": (lambda w: scenes.s1_pile(w, 343), 90),
+    "S2 pyramid": (scenes.s2_pyramid, 60),
+    "S3 spheres": (lambda w: scenes.s3_spheres(w, 1000), 100),
+    "S5 bounce": (scenes.s5_bounce, 38),  # the next step is the impact
+    "showcase": (scenes.showcase, 90),
+}
+
+
+def settled(build, steps: int) -> World:
+    w = World()
+    w.sleeping = False
+    build(w)
+    for _ in range(steps):
+        w.step(DT)
+    return w
+
+
+def step_both(w: World) -> tuple[World, World]:
+    """One step of copies of ``w``, one with each contact solver."""
+    wide, ref = copy.deepcopy(w), copy.deepcopy(w)
+    ref.contact_solver = "reference"
+    wide.step(DT)
+    ref.step(DT)
+    return wide, ref
+
+
+def assert_same_step(wide: World, ref: World) -> None:
+    n = wide.data.n
+    for field in ("vel", "angvel", "pos", "quat"):
+        np.testing.assert_allclose(getattr(wide.data, field)[:n], getattr(ref.data, field)[:n], rtol=1e-9,
+                                   atol=1e-9, err_msg=field)
+    c = wide.contacts.count
+    assert c == ref.contacts.count
+    np.testing.assert_allclose(wide.contacts.impulse[:c], ref.contacts.impulse[:c], rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("scene", list(STANDARD))
+def test_wide_solver_matches_the_reference(scene):
+    build, steps = STANDARD[scene]
+    w = settled(build, steps)
+    wide, ref = step_both(w)
+    assert wide.contacts.count > 0 and np.abs(wide.contacts.impulse).max() > 0
+    assert_same_step(wide, ref)
+
+
+def test_overflow_manifolds_are_solved_by_the_reference():
+    # 48 balls resting on one free plank: the plank is in more manifolds than there are colours
+    w = World()
+    w.sleeping = False
+    scenes.ground(w)
+    plank = w.add_body(Box((3.5, 0.1, 3.5)), position=(0, 0.1, 0), mass=20.0)
+    for i in range(8):
+        for j in range(6):
+            w.add_body(Sphere(0.2), position=(-3.0 + 0.85 * i, 0.4, -2.5 + 0.95 * j), mass=0.5)
+    for _ in range(30):
+        w.step(DT)
+    s = w._solver
+    colors = s.color[: w.contacts.count]
+    assert (colors == COLORS).sum() >= 48 - COLORS  # the overflow is in use
+    wide, ref = step_both(w)
+    assert_same_step(wide, ref)
+    for _ in range(60):
+        w.step(DT)
+    assert abs(plank.position[1] - 0.1) < 0.01 and np.linalg.norm(plank.linear_velocity) < 0.01
+    balls = [b for b in w.bodies if b.mass == 0.5]
+    assert min(b.position[1] for b in balls) > 0.39  # every ball rests on the plank
+
+
+@pytest.mark.parametrize("scene", ["S1 pile", "S3 spheres", "showcase"])
+def test_no_colour_holds_two_manifolds_of_one_moving_body(scene):
+    build, steps = STANDARD[scene]
+    w = settled(build, steps)
+    w.step(DT)
+    c = w.contacts
+    d = w.data
+    moving = d.alive & ~d.static & d.awake
+    colors = w._solver.color[: c.count]
+    assert colors.max() >= 1
+    for k in range(min(colors.max() + 1, COLORS)):
+        rows = np.flatnonzero(colors == k)
+        bodies = np.concatenate([c.body_a[rows], c.body_b[rows]])
+        bodies = bodies[moving[bodies]]
+        assert len(bodies) == len(np.unique(bodies)), f"colour {k} holds two manifolds of one body"
+
+
+def resting_stack_speed(warm: bool, iterations: int) -> float:
+    """The fastest box of a settled tower of eight after one more step with ``iterations``."""
+    w = World()
+    w.sleeping = False
+    scenes.ground(w)
+    boxes = [w.add_body(Box((0.5, 0.5, 0.5)), position=(0, 0.5 + k, 0)) for k in range(8)]
+    for _ in range(120):
+        w.step(DT)
+    w.warm_starting = warm
+    w.iterations = iterations
+    w.step(DT)
+    return max(float(np.linalg.norm(b.linear_velocity)) for b in boxes)
+
+
+def test_warm_starting_converges_in_fewer_passes():
+    warm = resting_stack_speed(True, 4)
+    assert warm < 0.005  # the tower is at rest after the minimum of passes
+    cold = [resting_stack_speed(False, k) for k in (4, 16, 64)]
+    assert cold[0] > cold[1] > cold[2]  # a cold start converges with more passes...
+    assert cold[2] > 5 * warm  # ...and 16 times the passes still do not reach the warm start's answer
+
+
+def test_effective_mass_is_the_seeds_formula():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        ima, imb = rng.uniform(0.1, 2.0, 2)
+        ia = rng.normal(size=(3, 3))
+        ia = ia @ ia.T + np.eye(3)
+        ib = rng.normal(size=(3, 3))
+        ib = ib @ ib.T + np.eye(3)
+        ra, rb = rng.normal(size=3), rng.normal(size=3)
+        n = rng.normal(size=3)
+        n /= np.linalg.norm(n)
+        # 1/K = 1/mA + 1/mB + n·((IA⁻¹(rA×n))×rA) + n·((IB⁻¹(rB×n))×rB)
+        inv_k = ima + imb + n @ np.cross(ia @ np.cross(ra, n), ra) + n @ np.cross(ib @ np.cross(rb, n), rb)
+        k = effective_mass(ima, imb, tuple(ia.ravel()), tuple(ib.ravel()), tuple(ra), tuple(rb), tuple(n))
+        assert k == pytest.approx(1.0 / inv_k, rel=1e-12)
+
+
+def test_off_centre_impact_takes_the_formulas_impulse():
+    """A tilted box falls onto one edge: the total normal impulse of the edge's two points is the seed's
+    j = −(1 + e)·v_rel·n / (1/m + n·((I⁻¹(r×n))×r)), r the lever arm to the edge's middle."""
+    w = World(gravity=(0, 0, 0))
+    w.linear_damping = w.angular_damping = 0.0
+    w.iterations = 40
+    scenes.ground(w, restitution=1.0)
+    angle = np.pi / 6  # 30° about z: the lowest edge runs along z, off to one side of the centre
+    q = (0.0, 0.0, np.sin(angle / 2), np.cos(angle / 2))
+    half = np.array([0.5, 0.25, 0.25])
+    box = w.add_body(Box(tuple(half)), position=(0, 0.6, 0), orientation=q, mass=2.0, restitution=0.5,
+                     velocity=(0, -2.0, 0))
+    for _ in range(60):
+        before_x, before_v, before_w = box.position, box.linear_velocity, box.angular_velocity
+        w.step(DT)
+        if w.contacts.count and w.contacts.impulse[0, : w.contacts.npoints[0]].sum() > 0:
+            break
+    c = w.contacts
+    assert c.count == 1 and c.npoints[0] == 2  # the edge
+    n = c.normal[0]  # from the ground (A) up into the box (B)
+    assert n == pytest.approx((0, 1, 0), abs=1e-9)
+    r = c.points_b[0, :2].mean(axis=0) - before_x  # lever arm from the centre at the step's start
+    m = 2.0
+    inertia = m / 3 * np.diag([half[1] ** 2 + half[2] ** 2, half[0] ** 2 + half[2] ** 2,
+                               half[0] ** 2 + half[1] ** 2])
+    rot = np.array([[np.cos(angle), -np.sin(angle), 0], [np.sin(angle), np.cos(angle), 0], [0, 0, 1]])
+    inv_i = rot @ np.linalg.inv(inertia) @ rot.T
+    v_rel = before_v + np.cross(before_w, r)  # the ground is still
+    j = -(1 + 0.5) * (v_rel @ n) / (1 / m + n @ np.cross(inv_i @ np.cross(r, n), r))
+    assert c.impulse[0, :2].sum() == pytest.approx(j, rel=0.03)
