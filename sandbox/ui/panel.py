@@ -446,10 +446,8 @@ class Panel:
                            f"{int(static.sum())} static)"),
                 ("Broad-phase pairs", f"{len(world.pairs)}  ({world.broadphase})"),
                 ("Manifolds", f"{m}  ({points} points, {world.cached_manifolds} reused)"),
-                ("Broad phase", f"{t.get('broad', 0.0):.2f} ms"),
-                ("Narrow phase", f"{t.get('narrow', 0.0):.2f} ms"),
-                ("Solve", f"{t.get('solve', 0.0):.2f} ms"),
-                ("Integrate", f"{t.get('integrate', 0.0):.2f} ms"),
+                # every stage the world timed, in the order the step runs them (World.timings)
+                *((stage.replace("_", " ").capitalize(), f"{ms:.2f} ms") for stage, ms in t.items()),
                 ("Render", f"{ctx.stats.render_ms:.2f} ms   (UI {ctx.stats.ui_ms:.2f} ms)"),
                 ("Frame rate", f"{ctx.stats.fps:.0f} FPS  ({sim.steps_last_frame} steps this frame)"),
                 ("Energy", f"{ke + pe:.1f} J  (kinetic {ke:.1f}, potential {pe:.1f})"))
