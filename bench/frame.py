@@ -129,9 +129,9 @@ def in_app(frames: int, size: tuple[int, int]) -> None:
     app = App(scene="pile", width=size[0], height=size[1])
     try:
         for name, value in EVERYTHING.items():
-            setattr(app.options, name, value)
+            setattr(app.ui.options, name, value)
         app.run(frames=60)  # the pile falls and touches: contacts to draw
-        app.sim.paused = True
+        app.session.sim.paused = True
         rows: dict[str, list[float]] = {"own": [], "render": [], "ui": [], "frame": []}
         app.run(frames=3)
         for _ in range(frames):
@@ -140,10 +140,10 @@ def in_app(frames: int, size: tuple[int, int]) -> None:
             rows["frame"].append(1e3 * (time.perf_counter() - t0))
             rows["own"].append(app.renderer.timings["prepare"] + app.renderer.timings["upload"])
             rows["render"].append(app.renderer.last_ms)
-            rows["ui"].append(app.ui_ms)
+            rows["ui"].append(app.ui.stats.ui_ms)
         m = {name: statistics.median(values) for name, values in rows.items()}
         print(f"app: {size[0]}x{size[1]} window, {app.window_samples}x MSAA window, panel shown, physics "
-              f"paused, {int(app.sim.world.contacts.count)} manifolds; medians of {frames} frames")
+              f"paused, {int(app.session.world.contacts.count)} manifolds; medians of {frames} frames")
         print(f"  (a) renderer's own CPU {m['own']:.2f} ms   (b) render() {m['render']:.2f} ms   "
               f"(c) panel {m['ui']:.2f} ms   (d) {1000.0 / m['frame']:.1f} frames/s "
               f"({m['frame']:.1f} ms per whole frame)")

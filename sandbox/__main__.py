@@ -2,20 +2,27 @@
 [--debug-draw LIST]``.
 
 Arguments are checked before any window opens; a bad one prints a message and exits with status 2
-(argparse's convention).
+(argparse's convention). So does a machine without a display: one line that says how to run headless.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from .scene_file import SceneFileError, load_scene_file
 from .scenes import DEFAULT_SCENE, SCENES
 
 DEBUG_DRAW = ("contacts", "normals", "aabbs", "broadphase", "velocities")
 """The names ``--debug-draw`` accepts: the panel's Debug draw toggles (``RenderOptions`` fields)."""
+MAX_WINDOW_SIDE = 8192
+"""The largest window side accepted (pixels): an 8K display is 7680 wide, and the renderer's 4x MSAA,
+depth and shadow buffers at this size already take gigabytes (GL implementations commonly stop at
+16384 per texture side)."""
+NO_DISPLAY_HINT = "to run without a screen, use a virtual one: xvfb-run -a ./run-app ..."
 
 
 def _positive_int(text: str) -> int:
@@ -28,6 +35,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _window_side(text: str) -> int:
+    value = _positive_int(text)
+    if value > MAX_WINDOW_SIDE:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_WINDOW_SIDE} pixels, got {value}")
+    return value
+
+
 def _debug_draw(text: str) -> tuple[str, ...]:
     names = tuple(name.strip() for name in text.split(",") if name.strip())
     bad = [name for name in names if name not in DEBUG_DRAW]
@@ -36,9 +50,17 @@ def _debug_draw(text: str) -> tuple[str, ...]:
     return names
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr (the message and where to find the usage)
+    rather than the whole usage block and the message under it."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``sandbox`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="sandbox",
         description="An interactive 3D rigid-body physics sandbox.",
         epilog=f"scenes: {', '.join(SCENES)}. Press the Help header in the panel for the controls.")
@@ -48,8 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="draw N frames (one physics step each), then exit")
     parser.add_argument("--screenshot", metavar="PATH",
                         help="with --frames: save the last frame, panel included, as a PNG")
-    parser.add_argument("--width", type=_positive_int, default=1280, metavar="W", help="window width (1280)")
-    parser.add_argument("--height", type=_positive_int, default=720, metavar="H", help="window height (720)")
+    parser.add_argument("--width", type=_window_side, default=1280, metavar="W",
+                        help=f"window width (1280; at most {MAX_WINDOW_SIDE})")
+    parser.add_argument("--height", type=_window_side, default=720, metavar="H",
+                        help=f"window height (720; at most {MAX_WINDOW_SIDE})")
     parser.add_argument("--debug-draw", type=_debug_draw, default=(), metavar="LIST",
                         help=f"debug drawing to start with, comma-separated: {','.join(DEBUG_DRAW)}")
     return parser
@@ -95,25 +119,45 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, objec
     return args, scene
 
 
+def _no_display(exc: BaseException) -> bool:
+    """Whether ``exc`` is pyglet's "cannot connect to a display" (its X11 layer raises its own class at
+    import time, the window module another when a window opens: both are named so)."""
+    return type(exc).__name__ == "NoSuchDisplayException"
+
+
+def _say(message: str) -> int:
+    print(f"sandbox: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the sandbox app; returns the exit status (0 on success)."""
+    """Run the sandbox app; returns the exit status (0 on success, 2 when no window can be opened)."""
     rest = sys.argv[1:] if argv is None else argv
     if rest[:1] == ["run"]:  # `sandbox run ...`: a headless run, no window (see headless.py)
         from .headless import main as run_headless
 
         return run_headless(rest[1:])
     args, scene = parse_args(argv)
-    import pyglet
+    display = f"DISPLAY={os.environ['DISPLAY']!r}" if os.environ.get("DISPLAY") else "DISPLAY is not set"
+    try:
+        # pyglet connects to the display while it is imported, before any window is asked for
+        import moderngl
+        import pyglet
 
-    from .app import App
-
+        from .app import App
+    except Exception as exc:
+        if _no_display(exc):
+            return _say(f"no display to open a window on ({display}); {NO_DISPLAY_HINT}")
+        raise
     try:
         app = App(scene=scene, width=args.width, height=args.height)
-    except (pyglet.window.NoSuchDisplayException, pyglet.gl.ContextException) as exc:
-        print(f"sandbox: cannot open a window: {exc}", file=sys.stderr)
-        return 1
+    except (pyglet.window.NoSuchDisplayException, pyglet.gl.ContextException, moderngl.Error) as exc:
+        if _no_display(exc):
+            return _say(f"no display to open a window on ({display}); {NO_DISPLAY_HINT}")
+        reason = " ".join(str(exc).split())
+        return _say(f"cannot open a {args.width}x{args.height} OpenGL 3.3 window: {reason}")
     for name in args.debug_draw:
-        setattr(app.options, name, True)
+        setattr(app.ui.options, name, True)
     try:
         app.run(frames=args.frames, screenshot=args.screenshot)
     except OSError as exc:

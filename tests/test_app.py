@@ -1,5 +1,6 @@
-"""The application: the fixed-timestep loop and its interpolation, the command line, scene files, and
-what a real window shows (checked by regions of the screenshot, never against golden images).
+"""The application: the command line (bad arguments, no display, window sizes), the set-up script,
+scene files, and what a real window shows (checked by regions of the screenshot, never against golden
+images). The fixed-timestep clock is tested headless in ``test_session.py``.
 
 Window tests need an X display: CI runs them under ``xvfb-run``."""
 
@@ -40,75 +41,6 @@ def read_png(path: Path) -> np.ndarray:
     rows = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(h, 1 + 3 * w)
     assert not rows[:, 0].any()
     return rows[:, 1:].reshape(h, w, 3)
-
-
-# --- the fixed-timestep loop (no window) ---------------------------------------------------------------
-
-
-def falling_world() -> World:
-    w = World()
-    w.add_body(Sphere(0.5), position=(0.0, 5.0, 0.0), angular_velocity=(0.0, 3.0, 0.0))
-    return w
-
-
-def test_accumulator_takes_whole_steps_and_keeps_the_remainder():
-    from sandbox.app import Simulation
-
-    sim = Simulation(falling_world(), dt=1 / 60)
-    assert sim.advance(0.045) == 2
-    assert sim.accumulator == pytest.approx(0.045 - 2 / 60)
-    assert sim.advance(0.01) == 1  # the leftover and 0.01 s make one more step
-    assert sim.steps == 3 and sim.time == pytest.approx(3 / 60)
-
-
-def test_step_cap_drops_the_backlog_so_a_slow_frame_never_snowballs():
-    from sandbox.app import Simulation
-
-    sim = Simulation(falling_world(), dt=1 / 60, max_steps=4)
-    assert sim.advance(10.0) == 4
-    assert sim.accumulator < sim.dt
-
-
-def test_pause_time_scale_and_single_step():
-    from sandbox.app import Simulation
-
-    sim = Simulation(falling_world(), dt=1 / 60)
-    sim.paused = True
-    assert sim.advance(1.0) == 0
-    sim.step()
-    assert sim.steps == 1
-    sim.paused = False
-    sim.time_scale = 0.05
-    taken = sum(sim.advance(1 / 60) for _ in range(40))
-    assert taken == 2  # 40 frames of 1/60 s at 0.05× make 2/60 s of simulated time
-
-
-def test_interpolation_blends_between_the_last_two_states():
-    from sandbox.app import Simulation
-
-    sim = Simulation(falling_world(), dt=1 / 60)
-    sim.advance(1 / 60)
-    before = sim._prev_pos.copy(), sim._prev_quat.copy()
-    now = sim.world.data.pos[:1].copy(), sim.world.data.quat[:1].copy()
-    sim.accumulator = 0.5 * sim.dt
-    pos, quat = sim.interpolated()
-    np.testing.assert_allclose(pos, 0.5 * (before[0] + now[0]))
-    mid = before[1] + now[1]
-    np.testing.assert_allclose(quat, mid / np.linalg.norm(mid, axis=1, keepdims=True))
-    np.testing.assert_allclose(np.linalg.norm(quat, axis=1), 1.0)
-
-
-def test_interpolation_takes_the_short_arc_and_skips_new_rows():
-    from sandbox.app import Simulation
-
-    sim = Simulation(falling_world(), dt=1 / 60)
-    sim.advance(1 / 60)
-    sim._prev_quat[0] = -sim.world.data.quat[0]  # the same rotation, opposite sign
-    sim.world.add_body(Box((0.5, 0.5, 0.5)), position=(3.0, 1.0, 0.0))
-    sim.accumulator = 0.25 * sim.dt
-    pos, quat = sim.interpolated()
-    assert abs(abs(float(np.dot(quat[0], sim.world.data.quat[0]))) - 1.0) < 1e-9
-    np.testing.assert_allclose(pos[1], sim.world.data.pos[1])
 
 
 # --- scene files ---------------------------------------------------------------------------------------
@@ -165,6 +97,8 @@ def test_bad_scene_files_name_the_problem(tmp_path, text, message):
     (["--frames", "ten"], "--frames: must be a positive integer"),
     (["--width", "0"], "--width: must be a positive integer"),
     (["--height", "-1"], "--height: must be a positive integer"),
+    (["--width", "100000", "--height", "50000"], "--width: must be at most 8192 pixels, got 100000"),
+    (["--height", "8193"], "--height: must be at most 8192 pixels, got 8193"),
     (["--screenshot", "x.png"], "--screenshot needs --frames"),
     (["--frames", "2", "--screenshot", "/no/such/folder/x.png"], "does not exist"),
     (["--frames", "2", "--screenshot", "/proc/x.png"], "cannot write"),
@@ -200,6 +134,88 @@ def test_good_arguments_parse():
     assert parse_args([])[0].debug_draw == ()
 
 
+def run_sandbox(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sandbox", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_no_display_is_one_line_and_exit_2():
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    run = run_sandbox(["--frames", "1"], env)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2, run.stderr
+    assert len(lines) == 1 and "Traceback" not in run.stderr
+    assert "no display" in lines[0] and "xvfb-run" in lines[0]
+
+
+def test_a_window_too_large_is_refused_before_it_opens():
+    run = run_sandbox(["--width", "100000", "--height", "50000"], dict(os.environ))
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        "sandbox: error: argument --width: must be at most 8192 pixels, got 100000 (see sandbox --help)"]
+
+
+# --- the set-up script -------------------------------------------------------------------------------------
+
+FAKE_PYTHON = """#!/bin/sh
+# A stand-in python3 that reports $FAKE_VERSION, makes a "venv" holding a copy of itself, and fails every
+# pip install the way pip does when a package needs a newer Python.
+case "$1" in
+  -c) echo "$FAKE_VERSION"; exit 0 ;;
+  -m) if [ "$2" = venv ]; then mkdir -p "$3/bin" && cp "$0" "$3/bin/python"; exit $?; fi
+      echo "ERROR: Package 'sandbox' requires a different Python: $FAKE_VERSION not in '>=3.11'" >&2
+      exit 1 ;;
+esac
+exit 1
+"""
+
+
+def setup_copy(tmp_path: Path, version: str) -> tuple[Path, dict[str, str]]:
+    """A copy of what ``scripts/setup.sh`` needs, and an environment whose ``python3`` is the fake one
+    reporting ``version`` (the real .venv is never touched)."""
+    project = tmp_path / "project"
+    (project / "scripts").mkdir(parents=True)
+    for name in ("scripts/setup.sh", "pyproject.toml"):
+        (project / name).write_text((ROOT / name).read_text())
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "python3"
+    fake.write_text(FAKE_PYTHON)
+    fake.chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAKE_VERSION": version, "HOME": str(tmp_path)}
+    return project, env
+
+
+def run_setup(project: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(project / "scripts" / "setup.sh")], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_setup_refuses_an_old_python_and_creates_nothing(tmp_path):
+    project, env = setup_copy(tmp_path, "3.10")
+    run = run_setup(project, env)
+    assert run.returncode == 2, run.stderr
+    assert "needs Python 3.11 or newer, but python3 is 3.10" in run.stderr
+    assert sorted(p.name for p in project.iterdir()) == ["pyproject.toml", "scripts"]
+
+
+def test_setup_removes_a_venv_that_failed_to_install(tmp_path):
+    project, env = setup_copy(tmp_path, "3.12")
+    run = run_setup(project, env)
+    assert run.returncode != 0 and "requires a different Python" in run.stderr
+    assert sorted(p.name for p in project.iterdir()) == ["pyproject.toml", "scripts"]
+
+
+def test_setup_replaces_a_venv_made_by_an_old_python(tmp_path):
+    project, env = setup_copy(tmp_path, "3.10")
+    (project / ".venv" / "bin").mkdir(parents=True)
+    (project / ".venv" / "bin" / "python").write_text((tmp_path / "bin" / "python3").read_text())
+    (project / ".venv" / "bin" / "python").chmod(0o755)
+    run = run_setup(project, env)
+    assert "building it again" in run.stderr
+    assert run.returncode == 2 and not (project / ".venv").exists()
+
+
 class _Screen:
     """A display screen that offers only configs without multisampling (as some displays do)."""
 
@@ -228,6 +244,7 @@ def test_window_config_falls_back_from_msaa_to_depth_only_to_pyglet_default():
     assert len(screen.asked) == len(WINDOW_CONFIGS)
 
 
+@needs_display  # write_png lives in sandbox.app, whose import connects to the display
 def test_png_writer_round_trip(tmp_path):
     from sandbox.app import write_png
 
@@ -266,7 +283,7 @@ def app():
     from sandbox.app import App
 
     a = App(scene="empty", width=900, height=500, visible=True)
-    a.options.shadows = False
+    a.ui.options.shadows = False
     yield a
     a.close()
 
@@ -295,14 +312,14 @@ def tap(app, symbol: int, modifiers: int = 0) -> None:
 
 @needs_display
 def test_body_is_drawn_where_the_camera_projects_it(app):
-    assert app.load_scene(box_on_ground)
-    app.sim.paused = True
+    assert app.ui.load_scene(box_on_ground)
+    app.session.sim.paused = True
     with_box = settle(app)
-    body = app.sim.world.bodies[1]
+    body = app.session.sim.world.bodies[1]
     w, h = app.window_size()
-    px, py = app.camera.project(body.center_of_mass, w, h)
+    px, py = app.ui.camera.project(body.center_of_mass, w, h)
     assert 0 < px < w - 400 and 0 < py < h
-    app.sim.world.remove_body(body)
+    app.session.sim.world.remove_body(body)
     without = settle(app)
     assert np.abs(patch(with_box, px, py) - patch(without, px, py)).mean() > 20.0
     # far from the body nothing changed
@@ -313,8 +330,8 @@ def test_body_is_drawn_where_the_camera_projects_it(app):
 def test_panel_is_drawn_and_hides_with_h(app):
     from pyglet.window import key
 
-    assert app.load_scene(box_on_ground)
-    app.sim.paused = True
+    assert app.ui.load_scene(box_on_ground)
+    app.session.sim.paused = True
     shown = settle(app, 1)
     tap(app, key.H)
     hidden = settle(app, 1)
@@ -322,28 +339,28 @@ def test_panel_is_drawn_and_hides_with_h(app):
     w, _ = app.window_size()
     region = slice(w - 300, w - 20)
     assert np.abs(shown[:, region] - hidden[:, region]).mean() > 20.0
-    assert app.show_panel
+    assert app.ui.show_panel
 
 
 @needs_display
 def test_contact_markers_are_drawn_when_their_toggle_is_on(app):
-    assert app.load_scene(box_on_ground)
-    app.sim.paused = False
+    assert app.ui.load_scene(box_on_ground)
+    app.session.sim.paused = False
     app.run(frames=20)  # the box settles onto the ground: contacts exist
-    app.sim.paused = True
-    contacts = app.sim.world.contacts
+    app.session.sim.paused = True
+    contacts = app.session.sim.world.contacts
     assert contacts.count > 0
-    app.options.contacts = False
+    app.ui.options.contacts = False
     off = settle(app, 1)
-    app.options.contacts = True
+    app.ui.options.contacts = True
     try:
         on = settle(app, 1)
     finally:
-        app.options.contacts = False
+        app.ui.options.contacts = False
     w, h = app.window_size()
     changed = 0
     for k in range(int(contacts.npoints[0])):
-        px, py = app.camera.project(contacts.points_b[0, k], w, h)
+        px, py = app.ui.camera.project(contacts.points_b[0, k], w, h)
         changed += np.abs(patch(on, px, py, 3) - patch(off, px, py, 3)).mean() > 10.0
     assert changed >= 2
     assert np.abs(on[:60, 250:400] - off[:60, 250:400]).mean() < 1.0  # the sky is untouched

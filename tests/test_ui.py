@@ -25,7 +25,7 @@ def app():
     from sandbox.app import App
 
     a = App(scene="empty", width=W, height=H, visible=True)
-    a.options.shadows = False
+    a.ui.options.shadows = False
     yield a
     a.close()
 
@@ -41,12 +41,12 @@ def fresh(app, builder=two_bodies, paused: bool = True):
     and the hover state come from the last frame)."""
     from sandbox.render import Camera
 
-    assert app.load_scene(builder)
-    app.camera = Camera(target=(0.0, 0.5, 0.0), distance=7.0, yaw=0.0, pitch=0.3)
-    app.show_panel = False
-    app.sim.paused = paused
+    assert app.ui.load_scene(builder)
+    app.ui.camera = Camera(target=(0.0, 0.5, 0.0), distance=7.0, yaw=0.0, pitch=0.3)
+    app.ui.show_panel = False
+    app.session.sim.paused = paused
     app.run(frames=1)
-    return app.sim.world
+    return app.session.sim.world
 
 
 def send(app, event: str, *args) -> None:
@@ -59,7 +59,7 @@ def send(app, event: str, *args) -> None:
 def screen_of(app, point) -> tuple[int, int]:
     """pyglet coordinates (bottom-left origin, integer pixels) of the pixel showing world ``point``."""
     w, h = app.window_size()
-    px, py = app.camera.project(np.asarray(point, float), w, h)
+    px, py = app.ui.camera.project(np.asarray(point, float), w, h)
     return int(px), int(h - py)
 
 
@@ -92,7 +92,7 @@ def test_press_drag_release_pulls_the_body_towards_the_cursor(app):
     assert np.linalg.norm(moved - target) < 0.5 * np.linalg.norm(start - target)
     send(app, "on_mouse_release", x, y + 150, mouse.LEFT, 0)
     assert app.interaction.grab is None and not world.grabs
-    assert app.interaction.selected is None  # a drag is not a click
+    assert app.session.selected is None  # a drag is not a click
 
 
 def test_wheel_while_dragging_moves_the_target_away(app):
@@ -100,14 +100,14 @@ def test_wheel_while_dragging_moves_the_target_away(app):
     box = world.bodies[2]
     x, y = screen_of(app, box.center_of_mass)
     send(app, "on_mouse_press", x, y, mouse.LEFT, 0)
-    eye = app.camera.eye
+    eye = app.ui.camera.eye
     before = np.linalg.norm(app.interaction.grab.target - eye)
     send(app, "on_mouse_scroll", x, y, 0, 3)
     after = np.linalg.norm(app.interaction.grab.target - eye)
     assert after > 1.2 * before
-    distance = app.camera.distance
+    distance = app.ui.camera.distance
     send(app, "on_mouse_release", x, y, mouse.LEFT, 0)
-    assert app.camera.distance == distance  # the wheel moved the grab, not the camera
+    assert app.ui.camera.distance == distance  # the wheel moved the grab, not the camera
 
 
 def test_click_selects_and_a_click_on_nothing_deselects(app):
@@ -116,18 +116,18 @@ def test_click_selects_and_a_click_on_nothing_deselects(app):
     x, y = screen_of(app, sphere.center_of_mass)
     send(app, "on_mouse_press", x, y, mouse.LEFT, 0)
     send(app, "on_mouse_release", x, y, mouse.LEFT, 0)
-    assert app.interaction.selected == sphere
+    assert app.session.selected == sphere
     assert app.interaction.highlight().selected == sphere.index
     send(app, "on_mouse_press", W // 2, H - 5, mouse.LEFT, 0)
     send(app, "on_mouse_release", W // 2, H - 5, mouse.LEFT, 0)
-    assert app.interaction.selected is None
+    assert app.session.selected is None
 
 
 def test_ctrl_click_pushes_the_body_along_the_ray(app):
     world = fresh(app)
     box = world.bodies[2]
     x, y = screen_of(app, box.center_of_mass + np.array([0.0, 0.3, 0.0]))
-    _, direction = app.cursor_ray(x, y)
+    _, direction = app.ui.cursor_ray(x, y)
     send(app, "on_mouse_press", x, y, mouse.LEFT, key.MOD_CTRL)
     send(app, "on_mouse_release", x, y, mouse.LEFT, key.MOD_CTRL)
     dv = app.interaction.settings.push_speed
@@ -138,7 +138,7 @@ def test_ctrl_click_pushes_the_body_along_the_ray(app):
 
 def test_right_drag_orbits_shift_right_drag_pans_and_the_wheel_zooms(app):
     fresh(app)
-    cam = app.camera
+    cam = app.ui.camera
     yaw, target, distance = cam.yaw, cam.target.copy(), cam.distance
     send(app, "on_mouse_press", 200, 200, mouse.RIGHT, 0)
     send(app, "on_mouse_drag", 260, 200, 60, 0, mouse.RIGHT, 0)
@@ -155,8 +155,8 @@ def test_right_drag_orbits_shift_right_drag_pans_and_the_wheel_zooms(app):
 def check_corners(app) -> None:
     w, h = app.window_size()
     for x, y in ((0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1), (w // 2, h // 2)):
-        origin, direction = app.cursor_ray(x, y)
-        px, py = app.camera.project(origin + 5.0 * direction, w, h)
+        origin, direction = app.ui.cursor_ray(x, y)
+        px, py = app.ui.camera.project(origin + 5.0 * direction, w, h)
         # pyglet's pixel (x, y) from the bottom is the camera's pixel centre (x + ½, h − y − ½)
         assert px == pytest.approx(x + 0.5, abs=1e-6)
         assert py == pytest.approx(h - y - 0.5, abs=1e-6)
@@ -172,7 +172,7 @@ def test_pixel_to_ray_is_exact_at_the_corners_and_after_a_resize(app):
         assert (app.renderer.width, app.renderer.height) == app.window.get_framebuffer_size()
         check_corners(app)
         # hover still finds the body after the resize
-        sphere = app.sim.world.bodies[1]
+        sphere = app.session.sim.world.bodies[1]
         send(app, "on_mouse_motion", *screen_of(app, sphere.center_of_mass), 0, 0)
         assert app.interaction.hovered == sphere
     finally:
@@ -182,9 +182,9 @@ def test_pixel_to_ray_is_exact_at_the_corners_and_after_a_resize(app):
 
 def test_mouse_over_the_panel_does_not_touch_the_scene(app):
     world = fresh(app)
-    app.show_panel = True
+    app.ui.show_panel = True
     app.run(frames=1)
-    x0, y0, x1, y1 = app.ui_rects[-1]
+    x0, y0, x1, y1 = app.ui.ui_rects[-1]
     x, y = int(0.5 * (x0 + x1)), H - int(0.5 * (y0 + y1))
     assert app.over_ui(x, y)
     count = len(world.bodies)
@@ -195,8 +195,8 @@ def test_mouse_over_the_panel_does_not_touch_the_scene(app):
 
 def test_a_failing_scene_builder_is_shown_in_the_panel_and_the_app_goes_on(app):
     world = fresh(app)
-    app.show_panel = True
-    app.errors = []
+    app.ui.show_panel = True
+    app.session.errors = []
     app.run(frames=1)
     before = app.read_pixels().astype(int)
     bodies = len(world.bodies)
@@ -205,17 +205,52 @@ def test_a_failing_scene_builder_is_shown_in_the_panel_and_the_app_goes_on(app):
         w.add_body(Sphere(1.0))
         raise RuntimeError("the builder broke")
 
-    assert not app.load_scene(broken)
-    assert "the builder broke" in app.errors[-1]
-    assert app.sim.world is world and len(world.bodies) == bodies  # nothing the user had is lost
-    assert not app.load_scene("no such scene")
-    assert "unknown scene" in app.errors[-1]
+    assert not app.ui.load_scene(broken)
+    assert "the builder broke" in app.session.errors[-1]
+    assert app.session.sim.world is world and len(world.bodies) == bodies  # nothing the user had is lost
+    assert not app.ui.load_scene("no such scene")
+    assert "unknown scene" in app.session.errors[-1]
     app.run(frames=2)
     after = app.read_pixels().astype(int)
-    x0, y0, x1, y1 = (int(v) for v in app.ui_rects[-1])
+    x0, y0, x1, y1 = (int(v) for v in app.ui.ui_rects[-1])
     red = lambda img: ((img[..., 0] > 200) & (img[..., 1] < 140) & (img[..., 2] < 140))  # noqa: E731
     assert red(after[y0:y1, x0:x1]).sum() > 50 + red(before[y0:y1, x0:x1]).sum()
-    assert app.sim.world is world
+    assert app.session.sim.world is world
+
+
+def yellow(img: np.ndarray) -> int:
+    """How many pixels of ``img`` are the overlay's warning yellow."""
+    return int(((img[..., 0] > 200) & (img[..., 1] > 150) & (img[..., 2] < 120)).sum())
+
+
+def test_the_overlay_says_when_the_step_cap_slows_the_simulation(app):
+    fresh(app, paused=False)
+    sim = app.session.sim
+    app.run(frames=20)
+    assert not sim.behind
+    calm = yellow(app.read_pixels()[:130, :520])
+    try:
+        sim.max_steps = 1
+        for _ in range(30):
+            app.frame(0.1)  # frames of 0.1 s need 6 steps; the cap allows 1
+        assert sim.behind and sim.slowed_by == "step cap"
+        assert sim.real_rate == pytest.approx((1 / 60) / 0.1, rel=0.02)
+        slowed = yellow(app.read_pixels()[:130, :520])
+    finally:
+        sim.max_steps = 4
+    assert slowed > calm + 200
+
+
+def test_the_app_rests_when_paused_and_not_while_a_body_is_held(app):
+    world = fresh(app)
+    assert app.resting()
+    x, y = screen_of(app, world.bodies[2].center_of_mass)
+    send(app, "on_mouse_press", x, y, mouse.LEFT, 0)
+    app.session.sim.paused = False
+    assert app.interaction.grab is not None and not app.resting()
+    send(app, "on_mouse_release", x, y, mouse.LEFT, 0)
+    app.session.sim.paused = True
+    assert app.resting()
 
 
 def test_keyboard_shortcuts(app):
@@ -225,23 +260,23 @@ def test_keyboard_shortcuts(app):
     send(app, "on_key_press", key.SPACE, 0)
     assert len(world.bodies) == count + 1
     shot = world.bodies[-1]
-    assert np.linalg.norm(shot.linear_velocity) == pytest.approx(app.spawn.shot_speed)
+    assert np.linalg.norm(shot.linear_velocity) == pytest.approx(app.ui.spawn.shot_speed)
     send(app, "on_key_press", key.E, 0)
-    assert len(world.bodies) == count + 1 + app.spawn.count
-    steps = app.sim.steps
+    assert len(world.bodies) == count + 1 + app.ui.spawn.count
+    steps = app.session.sim.steps
     send(app, "on_key_press", key.O, 0)
-    assert app.sim.steps == steps + 1 and app.sim.paused
+    assert app.session.sim.steps == steps + 1 and app.session.sim.paused
     send(app, "on_key_press", key.P, 0)
-    assert not app.sim.paused
+    assert not app.session.sim.paused
     send(app, "on_key_press", key.P, 0)
-    assert app.sim.paused
-    app.interaction.selected = world.bodies[1]
+    assert app.session.sim.paused
+    app.session.selected = world.bodies[1]
     send(app, "on_key_press", key.F, 0)
-    np.testing.assert_allclose(app.camera.target, world.bodies[1].center_of_mass)
+    np.testing.assert_allclose(app.ui.camera.target, world.bodies[1].center_of_mass)
     send(app, "on_key_press", key.DELETE, 0)
-    assert app.interaction.selected is None and len(world.bodies) == count + app.spawn.count
+    assert app.session.selected is None and len(world.bodies) == count + app.ui.spawn.count
     send(app, "on_key_press", key.R, 0)
-    assert len(app.sim.world.bodies) == count and app.sim.world is not world
+    assert len(app.session.sim.world.bodies) == count and app.session.sim.world is not world
     send(app, "on_key_press", key.ESCAPE, 0)
     assert not app.closed  # Escape deselects; it never closes the window
 

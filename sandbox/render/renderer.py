@@ -46,7 +46,7 @@ from importlib import resources
 import moderngl
 import numpy as np
 
-from ..engine.core.layout import BOX, CAPSULE, HULL, SPHERE
+from ..engine import BOX, CAPSULE, HULL, SPHERE
 from .camera import Camera
 from .debug_draw import (
     ARROW_CODES,

@@ -2,24 +2,23 @@
 orbit camera.
 
 Events arrive in pyglet's window coordinates (origin at the bottom-left, integer pixels);
-``App.cursor_ray`` turns them into a world ray through the pixel's centre. A grab keeps its target on the
-plane through the grabbed point that faces the camera (the plane ``dot(x - eye, forward) = depth``), so
-the body follows the cursor at a constant depth, which the wheel changes.
+``UiContext.cursor_ray`` turns them into a world ray through the pixel's centre. A grab keeps its
+target on the plane through the grabbed point that faces the camera (the plane
+``dot(x - eye, forward) = depth``), so the body follows the cursor at a constant depth, which the wheel
+changes. The selection and the grab itself belong to the session (so that loading a scene drops them);
+this module keeps what only the mouse knows: the hovered body, the press, the grab's depth.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from pyglet.window import key, mouse
 
-from ..engine.bodies import Body
+from ..engine import Body, Grab, World
 from ..render import Highlight
-
-if TYPE_CHECKING:
-    from ..app import App
+from .context import UiContext
 
 CLICK_SLOP_PIXELS = 4.0
 """A press and release closer than this (pixels) is a click, which selects; farther apart, a drag."""
@@ -44,55 +43,64 @@ class MouseSettings:
 
 
 class Interaction:
-    """The state machine of the mouse over the scene, for one ``App``.
+    """The state machine of the mouse over the scene, in one ``UiContext``.
 
-    ``hovered`` is the body under the cursor, ``selected`` the body the panel edits, ``grab`` the
-    engine's grab constraint while the left button drags a body (else None)."""
+    ``hovered`` is the body under the cursor; ``grab`` (the session's) the engine's grab constraint
+    while the left button drags a body (else None); ``cursor`` the last window point over the scene."""
 
-    def __init__(self, app: App) -> None:
-        self.app = app
+    def __init__(self, ctx: UiContext) -> None:
+        self.ctx = ctx
         self.settings = MouseSettings()
         self.hovered: Body | None = None
-        self.selected: Body | None = None
-        self.grab = None
-        self.grab_body: Body | None = None
         self.grab_depth = 0.0
         self.cursor: tuple[float, float] | None = None
         self._press: tuple[float, float] | None = None
         self._press_body: Body | None = None
         self._press_button = 0
         self._dragged = False
+        self._world: World = ctx.session.world  # the world that ``hovered`` and the press refer to
 
     # --- helpers --------------------------------------------------------------------------------
     @property
-    def world(self):
-        return self.app.sim.world
+    def world(self) -> World:
+        """The session's world."""
+        return self.ctx.session.world
+
+    @property
+    def grab(self) -> Grab | None:
+        """The session's grab (None when nothing is held)."""
+        return self.ctx.session.grab
+
+    @property
+    def grab_body(self) -> Body | None:
+        """The body the session's grab holds, or None."""
+        return self.ctx.session.grab_body
+
+    @property
+    def busy(self) -> bool:
+        """Whether a button is held over the scene (a drag in progress)."""
+        return self._press is not None
 
     def _pick(self, x: float, y: float):
-        origin, direction = self.app.cursor_ray(x, y)
+        origin, direction = self.ctx.cursor_ray(x, y)
         return self.world.raycast(origin, direction), origin, direction
 
     def _grab_target(self, x: float, y: float) -> np.ndarray:
         """The point under the cursor on the camera-facing plane at the grab's depth."""
-        origin, direction = self.app.cursor_ray(x, y)
-        forward = self.app.camera.forward
-        along = float(np.dot(direction, forward))
+        origin, direction = self.ctx.cursor_ray(x, y)
+        along = float(np.dot(direction, self.ctx.camera.forward))
         return origin + direction * (self.grab_depth / max(along, 1e-6))
 
-    def forget(self) -> None:
-        """Drop every reference into the world (it was replaced or cleared)."""
-        self.grab = self.grab_body = None
-        self.hovered = self.selected = self._press_body = None
-        self._press = None
-
     def validate(self) -> None:
-        """Forget bodies that were removed since the last frame (deleted, cleared)."""
-        if self.selected is not None and not self.selected.alive:
-            self.selected = None
+        """Forget bodies that were removed since the last frame (deleted, cleared), and everything
+        about a world the session has replaced (a scene was loaded or reset)."""
+        self.ctx.session.forget_removed()
+        if self.world is not self._world:
+            self._world = self.world
+            self.hovered = self._press_body = None
+            self._press = None
         if self.hovered is not None and not self.hovered.alive:
             self.hovered = None
-        if self.grab is not None and not self.grab_body.alive:
-            self.grab = self.grab_body = None
 
     def grab_max_force(self, body: Body) -> float:
         """The force cap of a grab on ``body``: ``grab_force_g``·m·|g| (standard gravity when the
@@ -122,6 +130,7 @@ class Interaction:
         self.hovered = None
 
     def on_mouse_press(self, x: float, y: float, button: int, modifiers: int) -> None:
+        self.validate()
         self.cursor = (x, y)
         self._press = (x, y)
         self._press_button = button
@@ -145,12 +154,10 @@ class Interaction:
 
     def start_grab(self, body: Body, point) -> None:
         """Grab ``body`` at world ``point`` with a spring whose target follows the cursor."""
-        self._let_go()
-        self.grab_depth = float(np.dot(np.asarray(point) - self.app.camera.eye, self.app.camera.forward))
-        self.grab = self.world.grab(body, point, max_force=self.grab_max_force(body))
-        self.grab_body = body
-        self.grab.frequency = self.settings.grab_frequency
-        self.grab.damping_ratio = self.settings.grab_damping
+        cam = self.ctx.camera
+        self.grab_depth = float(np.dot(np.asarray(point) - cam.eye, cam.forward))
+        self.ctx.session.start_grab(body, point, self.grab_max_force(body), self.settings.grab_frequency,
+                                    self.settings.grab_damping)
 
     def on_mouse_drag(self, x: float, y: float, dx: float, dy: float, buttons: int, modifiers: int) -> None:
         self.cursor = (x, y)
@@ -158,8 +165,8 @@ class Interaction:
             return
         if np.hypot(x - self._press[0], y - self._press[1]) > CLICK_SLOP_PIXELS:
             self._dragged = True
-        cam = self.app.camera
-        _, height = self.app.window_size()
+        cam = self.ctx.camera
+        height = self.ctx.window_size[1]
         if buttons & mouse.LEFT and self.grab is not None:
             self.grab.target = self._grab_target(x, y)
         elif buttons & mouse.MIDDLE or (buttons & mouse.RIGHT and modifiers & key.MOD_SHIFT):
@@ -168,12 +175,13 @@ class Interaction:
             cam.orbit(dx, -dy)
 
     def on_mouse_release(self, x: float, y: float, button: int, modifiers: int) -> None:
+        self.validate()  # a press on a world that was replaced since (R during a click) selects nothing
         if self._press is None or button != self._press_button:
             return
         if button == mouse.LEFT:
-            self._let_go()
+            self.ctx.session.release_grab()
             if not self._dragged:
-                self.selected = self._press_body
+                self.ctx.session.select(self._press_body)
         self._press = None
         self._press_body = None
 
@@ -182,17 +190,12 @@ class Interaction:
             self.grab_depth = max(0.2, self.grab_depth * WHEEL_DEPTH_FACTOR ** scroll_y)
             self.grab.target = self._grab_target(x, y)
         else:
-            self.app.camera.zoom(scroll_y)
+            self.ctx.camera.zoom(scroll_y)
 
     def release_all(self) -> None:
         """Let go of a grab and forget the press (Escape, or the window lost the mouse)."""
-        self._let_go()
+        self.ctx.session.release_grab()
         self._press = None
-
-    def _let_go(self) -> None:
-        if self.grab is not None:
-            self.world.release(self.grab)
-        self.grab = self.grab_body = None
 
     # --- per frame -----------------------------------------------------------------------------
     def update(self) -> None:
@@ -209,10 +212,10 @@ class Interaction:
 
     def highlight(self) -> Highlight:
         """What the renderer should emphasise this frame."""
-        grab = self.grab
+        grab, selected = self.grab, self.ctx.session.selected
         return Highlight(
             hovered=self.hovered.index if self.hovered is not None else -1,
-            selected=self.selected.index if self.selected is not None else -1,
+            selected=selected.index if selected is not None else -1,
             grabbed=self.grab_body.index if grab is not None else -1,
             grab_line=(np.asarray(grab.anchor_world), np.asarray(grab.target)) if grab is not None else None,
             grab_force=np.asarray(grab.force) if grab is not None else None,

@@ -2,30 +2,26 @@
 debug drawing, statistics and help, each under a collapsible header; a status overlay at the top-left
 and a tooltip over the hovered body.
 
-Every widget acts on the app right away (immediate mode). Each section is drawn inside its own error
+Every widget acts right away (immediate mode), on the ``UiContext`` it was given: commands go to the
+session, view settings to the context. Each section is drawn inside its own error
 guard, so a bad value or a failing action shows a red message and the rest of the panel keeps working.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 from imgui_bundle import imgui
 
-from ..engine.core.layout import KIND_NAMES
-from ..engine.world import RESPONSES, RESTITUTION_RULES
-from ..scene_file import save_scene_file
+from ..engine import BROADPHASES, KIND_NAMES, RESPONSES, RESTITUTION_RULES
 from ..scenes import SCENES
+from ..session import MAX_FRAME_SECONDS, Simulation
 from . import spawn
+from .context import PANEL_WIDTH, UiContext
+from .interaction import Interaction
 
-if TYPE_CHECKING:
-    from ..app import App
-
-PANEL_WIDTH = 370.0
 HISTORY = 240
-BROADPHASES = ("brute", "sap", "grid", "octree")
 DEBUG_TOGGLES = (("shadows", "Shadows"), ("grid", "Ground grid"), ("outlines", "Selection outlines"),
                  ("contacts", "Contact points"), ("normals", "Contact normals"),
                  ("aabbs", "Bounding boxes (AABB)"), ("broadphase", "Broad-phase structure"),
@@ -35,6 +31,7 @@ NORMAL_SCALES = ("depth", "impulse")
 RED = imgui.ImVec4(1.0, 0.38, 0.35, 1.0)
 DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
 ACCENT = imgui.ImVec4(0.45, 0.72, 1.0, 1.0)
+YELLOW = imgui.ImVec4(1.0, 0.8, 0.3, 1.0)
 
 HELP = (
     ("Left drag a body", "grab it with a spring; the wheel moves it nearer / farther"),
@@ -64,6 +61,15 @@ def _choice(label: str, value: str, options: tuple[str, ...]) -> tuple[bool, str
     return changed, options[index]
 
 
+def slowdown_note(sim: Simulation) -> str:
+    """The line that says why ``sim`` runs slower than real time (``Simulation.slowed_by``)."""
+    if sim.slowed_by == "step cap":
+        return (f"slowed by the step cap: frames last longer than {sim.max_steps} steps "
+                f"({1000.0 * sim.max_steps * sim.dt / sim.time_scale:.0f} ms)")
+    cap_ms = 1000.0 * MAX_FRAME_SECONDS
+    return f"slowed: frames over {cap_ms:.0f} ms count as {cap_ms:.0f} ms"
+
+
 def _row(label: str, value: str) -> None:
     imgui.table_next_row()
     imgui.table_next_column()
@@ -73,11 +79,12 @@ def _row(label: str, value: str) -> None:
 
 
 class Panel:
-    """The ImGui windows of one ``App``; ``draw()`` is called once per frame between ``new_frame`` and
-    ``render``."""
+    """The ImGui windows over one ``UiContext`` and its mouse ``Interaction``; ``draw()`` is called once
+    per frame between ``new_frame`` and ``render``."""
 
-    def __init__(self, app: App) -> None:
-        self.app = app
+    def __init__(self, ctx: UiContext, interaction: Interaction) -> None:
+        self.ctx = ctx
+        self.interaction = interaction
         self.scene_path = "assets/scenes/example.json"
         self.save_path = "my_scene.json"
         self.saved = ""
@@ -91,11 +98,11 @@ class Panel:
         self._record_history()
         self._overlay()
         self._tooltip()
-        if self.app.show_panel:
+        if self.ctx.show_panel:
             self._panel()
 
     def _record_history(self) -> None:
-        world = self.app.sim.world
+        world = self.ctx.session.world
         try:
             energy = world.kinetic_energy() + world.potential_energy()
         except Exception:  # noqa: BLE001 - statistics never stop the frame
@@ -107,16 +114,16 @@ class Panel:
 
     def _remember_rect(self) -> None:
         pos, size = imgui.get_window_pos(), imgui.get_window_size()
-        self.app.ui_rects.append((pos.x, pos.y, pos.x + size.x, pos.y + size.y))
+        self.ctx.ui_rects.append((pos.x, pos.y, pos.x + size.x, pos.y + size.y))
 
     def _guarded(self, what: str, section: Callable[[], None]) -> None:
         try:
             section()
         except Exception as exc:  # noqa: BLE001 - a failing control must not take the app down
-            self.app.report(what, exc)
+            self.ctx.session.report(what, exc)
 
     def _overlay(self) -> None:
-        app, sim = self.app, self.app.sim
+        ctx, session, sim = self.ctx, self.ctx.session, self.ctx.session.sim
         imgui.set_next_window_pos(imgui.ImVec2(10, 10))
         imgui.set_next_window_bg_alpha(0.55)
         flags = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
@@ -124,31 +131,36 @@ class Panel:
                  | imgui.WindowFlags_.no_saved_settings)
         imgui.begin("##status", None, flags)
         self._remember_rect()
-        imgui.text_colored(ACCENT, app.scene_name or "(no scene)")
+        imgui.text_colored(ACCENT, session.scene_name or "(no scene)")
         imgui.same_line()
         if sim.paused:
-            imgui.text_colored(imgui.ImVec4(1.0, 0.8, 0.3, 1.0), "  PAUSED")
+            imgui.text_colored(YELLOW, "  PAUSED")
+        elif sim.behind:
+            imgui.text_colored(YELLOW, f"  {sim.real_rate:.2f}× real time (set {sim.time_scale:g}×)")
         else:
             imgui.text_colored(DIM, f"  {sim.time_scale:g}×")
         world = sim.world
-        imgui.text(f"{len(world.bodies)} bodies   t = {sim.time:.2f} s   {app.fps:.0f} FPS")
-        imgui.text_colored(DIM, f"step {sim.step_ms:.2f} ms · render {app.renderer.last_ms:.2f} ms")
-        if app.errors:
-            imgui.text_colored(RED, f"{len(app.errors)} error(s): see the panel")
+        idle = " (idle)" if ctx.stats.idle else ""
+        imgui.text(f"{len(world.bodies)} bodies   t = {sim.time:.2f} s   {ctx.stats.fps:.0f} FPS{idle}")
+        imgui.text_colored(DIM, f"step {sim.step_ms:.2f} ms · render {ctx.stats.render_ms:.2f} ms")
+        if sim.behind:
+            imgui.text_colored(YELLOW, slowdown_note(sim))
+        if session.errors:
+            imgui.text_colored(RED, f"{len(session.errors)} error(s): see the panel")
         imgui.end()
 
     def _tooltip(self) -> None:
-        ia = self.app.interaction
+        ia = self.interaction
         body = ia.hovered
         if body is None or ia.grab is not None or not body.alive or imgui.get_io().want_capture_mouse:
             return
-        kind = KIND_NAMES[int(self.app.sim.world.data.kind[body.index])]
+        kind = KIND_NAMES[int(self.ctx.session.world.data.kind[body.index])]
         mass = "static" if body.static else f"{body.mass:.3g} kg"
         speed = float(np.linalg.norm(body.linear_velocity))
         imgui.set_tooltip(f"#{body.index} {kind} · {mass} · {speed:.2f} m/s")
 
     def _panel(self) -> None:
-        w, h = self.app.window_size()
+        w, h = self.ctx.window_size
         imgui.set_next_window_pos(imgui.ImVec2(w - PANEL_WIDTH, 0))
         imgui.set_next_window_size(imgui.ImVec2(PANEL_WIDTH, h))
         flags = imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
@@ -169,44 +181,51 @@ class Panel:
 
     # --- sections --------------------------------------------------------------------------------------
     def _errors(self) -> None:
-        app = self.app
-        if not app.errors:
+        session = self.ctx.session
+        if not session.errors:
             return
-        for message in app.errors:
+        for message in session.errors:
             imgui.push_text_wrap_pos(0.0)
             imgui.text_colored(RED, message)
             imgui.pop_text_wrap_pos()
         if imgui.small_button("Dismiss errors"):
-            app.errors = []
+            session.errors = []
         imgui.separator()
 
     def _simulation(self) -> None:
-        app, sim = self.app, self.app.sim
+        ctx, session, sim = self.ctx, self.ctx.session, self.ctx.session.sim
         full = imgui.ImVec2(110, 0)
         if imgui.button("Run" if sim.paused else "Pause", full):
-            sim.paused = not sim.paused
+            session.toggle_pause()
         imgui.same_line()
         if imgui.button("Step", full):
-            app.single_step()
+            session.single_step()
         imgui.same_line()
         if imgui.button("Reset", imgui.ImVec2(-1, 0)):
-            app.reset()
+            ctx.reset()
         imgui.text_colored(DIM, f"t = {sim.time:.2f} s   {sim.steps} steps   "
                                 f"{sim.steps_last_frame} this frame")
+        if sim.real_rate is not None and not sim.paused:
+            imgui.text_colored(YELLOW if sim.behind else DIM,
+                               f"running at {sim.real_rate:.2f}× real time (set {sim.time_scale:g}×)")
+            if sim.behind:
+                imgui.push_text_wrap_pos(0.0)
+                imgui.text_colored(YELLOW, slowdown_note(sim))
+                imgui.pop_text_wrap_pos()
 
         names = tuple(SCENES)
-        changed, name = _choice("Scene", app.scene_name if app.scene_name in names else names[0], names)
+        scene = session.scene_name if session.scene_name in names else names[0]
+        changed, name = _choice("Scene", scene, names)
         if changed:
-            app.load_scene(name)
+            ctx.load_scene(name)
         _, self.scene_path = imgui.input_text("##load", self.scene_path)
         imgui.same_line()
         if imgui.button("Load file", imgui.ImVec2(-1, 0)):
-            app.load_scene(self.scene_path)
+            ctx.load_scene(self.scene_path)
         _, self.save_path = imgui.input_text("##save", self.save_path)
         imgui.same_line()
         if imgui.button("Save world", imgui.ImVec2(-1, 0)):
-            save_scene_file(sim.world, self.save_path)
-            self.saved = f"saved {len(sim.world.bodies)} bodies to {self.save_path}"
+            self.saved = session.save(self.save_path)
         if self.saved:
             imgui.text_colored(DIM, self.saved)
 
@@ -218,8 +237,7 @@ class Panel:
         changed, hz = imgui.slider_int("Step rate", round(1.0 / sim.dt), 15, 480,
                                        f"%d Hz · dt {1000 * sim.dt:.1f} ms")
         if changed:
-            sim.dt = 1.0 / max(hz, 1)
-            sim.accumulator = 0.0
+            session.set_step_rate(hz)
         changed, n = imgui.slider_int("Steps / frame cap", sim.max_steps, 1, 16)
         if changed:
             sim.max_steps = n
@@ -228,30 +246,29 @@ class Panel:
         world = sim.world
         changed, n = imgui.slider_int("Sub-steps", world.substeps, 1, 16)
         if changed:
-            world.substeps = n
+            session.set_setting("substeps", n)
         changed, n = imgui.slider_int("Iterations", world.iterations, 1, 50)
         if changed:
-            world.iterations = n
+            session.set_setting("iterations", n)
 
     def _world(self) -> None:
-        app, world = self.app, self.app.sim.world
+        ctx, session, world = self.ctx, self.ctx.session, self.ctx.session.world
         g = np.asarray(world.gravity, dtype=float)
         on = bool(np.any(g != 0.0))
         changed, on_now = imgui.checkbox("Gravity", on)
         if changed:
             if on_now:
-                world.gravity = self._saved_gravity if np.any(self._saved_gravity) else (0.0, -9.81, 0.0)
+                restored = self._saved_gravity if np.any(self._saved_gravity) else (0.0, -9.81, 0.0)
+                session.set_setting("gravity", restored)
             else:
                 self._saved_gravity = g.copy()
-                world.gravity = (0.0, 0.0, 0.0)
-            world.wake_all()
+                session.set_setting("gravity", (0.0, 0.0, 0.0))
         changed, v = imgui.drag_float3("g (m/s²)", g.tolist(), 0.05, -50.0, 50.0, "%.2f")
         if changed:
-            world.gravity = v
-            world.wake_all()
+            session.set_setting("gravity", v)
 
         imgui.separator_text("Materials")
-        spawn_settings = app.spawn
+        spawn_settings = ctx.spawn
         self._material_sliders(spawn_settings, "##world")
         if imgui.button("Apply to all bodies", imgui.ImVec2(-1, 0)):
             for body in world.bodies:
@@ -259,25 +276,20 @@ class Panel:
                 body.friction = spawn_settings.friction
         changed, rule = _choice("Restitution rule", world.restitution_rule, RESTITUTION_RULES)
         if changed:
-            world.restitution_rule = rule
+            session.set_setting("restitution_rule", rule)
 
         imgui.separator_text("Methods")
         changed, method = _choice("Response", world.response, RESPONSES)
         if changed:
-            world.response = method
+            session.set_setting("response", method)
         changed, method = _choice("Broad phase", world.broadphase, BROADPHASES)
         if changed:
-            world.broadphase = method
-        changed, value = imgui.checkbox("Continuous collision (CCD)", bool(world.ccd))
-        if changed:
-            world.ccd = value
-        changed, value = imgui.checkbox("Reuse resting manifolds", bool(world.contact_cache))
-        if changed:
-            world.contact_cache = value
-        changed, value = imgui.checkbox("Sleeping", bool(world.sleeping))
-        if changed:
-            world.sleeping = value
-            world.wake_all()
+            session.set_setting("broadphase", method)
+        for name, label in (("ccd", "Continuous collision (CCD)"),
+                            ("contact_cache", "Reuse resting manifolds"), ("sleeping", "Sleeping")):
+            changed, value = imgui.checkbox(label, bool(getattr(world, name)))
+            if changed:
+                session.set_setting(name, value)
 
     @staticmethod
     def _material_sliders(settings: spawn.SpawnSettings, suffix: str) -> None:
@@ -289,8 +301,8 @@ class Panel:
             settings.friction = max(value, 0.0)
 
     def _spawn(self) -> None:
-        app, s = self.app, self.app.spawn
-        world = app.sim.world
+        ctx, s = self.ctx, self.ctx.spawn
+        world = ctx.session.world
         _, s.shape = _choice("Shape", s.shape, spawn.SHAPES)
         changed, value = imgui.slider_float("Size (m)", s.size, 0.05, 2.0, "%.2f")
         if changed:
@@ -304,7 +316,7 @@ class Panel:
         if changed:
             s.count = max(n, 1)
         if imgui.button("Drop at the view centre", imgui.ImVec2(-1, 0)):
-            spawn.drop(world, s, app.view_centre_point())
+            spawn.drop(world, s, ctx.view_centre_point())
         imgui.text_colored(DIM, "E drops above the cursor · Space shoots")
         changed, value = imgui.slider_float("Shot speed (m/s)", s.shot_speed, 1.0, 150.0, "%.0f")
         if changed:
@@ -322,25 +334,24 @@ class Panel:
             s.pile_count = max(n, 1)
         third = imgui.ImVec2((imgui.get_content_region_avail().x - 16) / 3, 0)
         if imgui.button("Tower", third):
-            spawn.tower(world, s, app.view_centre_point())
+            spawn.tower(world, s, ctx.view_centre_point())
         imgui.same_line()
         if imgui.button("Wall", third):
-            spawn.wall(world, s, app.view_centre_point())
+            spawn.wall(world, s, ctx.view_centre_point())
         imgui.same_line()
         if imgui.button("Pile", third):
-            spawn.pile(world, s, app.view_centre_point())
+            spawn.pile(world, s, ctx.view_centre_point())
         if imgui.button("Clear all dynamic bodies", imgui.ImVec2(-1, 0)):
-            app.interaction.release_all()
             spawn.clear_dynamic(world)
-            app.interaction.validate()
+            self.interaction.validate()
 
     def _selected(self) -> None:
-        app = self.app
-        body = app.interaction.selected
+        ctx, session = self.ctx, self.ctx.session
+        body = session.selected
         if body is None or not body.alive:
             imgui.text_colored(DIM, "Click a body to select it.")
             return
-        world = app.sim.world
+        world = session.world
         kind = KIND_NAMES[int(world.data.kind[body.index])]
         imgui.text_colored(ACCENT, f"#{body.index}  {body.shape!r}")
         imgui.same_line()
@@ -361,7 +372,7 @@ class Panel:
         changed, v = imgui.drag_float3("Position", body.position.tolist(), 0.02, 0.0, 0.0, "%.2f")
         if changed:
             body.position = v
-            app.sim.sync()
+            session.sim.sync()
         changed, v = imgui.drag_float3("Velocity", body.linear_velocity.tolist(), 0.05, 0.0, 0.0, "%.2f")
         if changed:
             body.linear_velocity = v
@@ -371,16 +382,16 @@ class Panel:
             body.angular_velocity = v
         third = imgui.ImVec2((imgui.get_content_region_avail().x - 16) / 3, 0)
         if imgui.button("Focus (F)", third):
-            app.focus_selected()
+            ctx.focus(body)
         imgui.same_line()
         if imgui.button("Wake", third):
             body.awake = True
         imgui.same_line()
         if imgui.button("Delete", third):
-            app.delete_selected()
+            session.delete_selected()
 
     def _mouse(self) -> None:
-        ia = self.app.interaction
+        ia = self.interaction
         s = ia.settings
         changed = False
         c, value = imgui.slider_float("Grab force cap (× m·g)", s.grab_force_g, 1.0, 1000.0, "%.0f",
@@ -408,7 +419,7 @@ class Panel:
             imgui.text_colored(DIM, "Drag a body with the left button to grab it.")
 
     def _debug(self) -> None:
-        opts = self.app.options
+        opts = self.ctx.options
         for name, label in DEBUG_TOGGLES:
             changed, value = imgui.checkbox(label, bool(getattr(opts, name)))
             if changed:
@@ -418,7 +429,8 @@ class Panel:
             opts.normal_scale = scale
 
     def _stats(self) -> None:
-        app, world = self.app, self.app.sim.world
+        ctx, sim = self.ctx, self.ctx.session.sim
+        world = sim.world
         d = world.data
         n = d.n
         live = d.alive[:n]
@@ -434,12 +446,10 @@ class Panel:
                            f"{int(static.sum())} static)"),
                 ("Broad-phase pairs", f"{len(world.pairs)}  ({world.broadphase})"),
                 ("Manifolds", f"{m}  ({points} points, {world.cached_manifolds} reused)"),
-                ("Broad phase", f"{t.get('broad', 0.0):.2f} ms"),
-                ("Narrow phase", f"{t.get('narrow', 0.0):.2f} ms"),
-                ("Solve", f"{t.get('solve', 0.0):.2f} ms"),
-                ("Integrate", f"{t.get('integrate', 0.0):.2f} ms"),
-                ("Render", f"{app.renderer.last_ms:.2f} ms   (UI {app.ui_ms:.2f} ms)"),
-                ("Frame rate", f"{app.fps:.0f} FPS  ({app.sim.steps_last_frame} steps this frame)"),
+                # every stage the world timed, in the order the step runs them (World.timings)
+                *((stage.replace("_", " ").capitalize(), f"{ms:.2f} ms") for stage, ms in t.items()),
+                ("Render", f"{ctx.stats.render_ms:.2f} ms   (UI {ctx.stats.ui_ms:.2f} ms)"),
+                ("Frame rate", f"{ctx.stats.fps:.0f} FPS  ({sim.steps_last_frame} steps this frame)"),
                 ("Energy", f"{ke + pe:.1f} J  (kinetic {ke:.1f}, potential {pe:.1f})"))
         if imgui.begin_table("stats", 2, imgui.TableFlags_.sizing_stretch_prop):
             for label, value in rows:

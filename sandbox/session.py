@@ -1,0 +1,373 @@
+"""The session between the app and the engine: one world, the fixed-step clock that advances it, the
+current scene and the settings the user changed in it, and the commands that the panel, the mouse and
+the keyboard give (load a scene, reset, pause, step, select, grab, delete, change a world setting).
+
+It imports only the engine and the scenes: no window, no OpenGL, no ImGui, so it runs (and is tested)
+headless. The app owns the window and calls the session; the session never calls back into the app.
+
+The clock follows Fiedler's "Fix your timestep!" (2004): real time accumulates, the world advances in
+whole steps of ``dt`` (at most ``max_steps`` per frame, so that a slow step slows the simulation down
+instead of freezing the app), and the frame is drawn between the last two states, at
+``alpha = accumulator / dt``. Because that cap (and the cap on a frame's length) can drop time, the clock
+also measures the rate it really achieves, in simulated seconds per wall-clock second.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from .engine import Body, Grab, World
+from .engine.validate import positive_float
+from .scene_file import load_scene_file, save_scene_file
+from .scenes import SCENES
+
+DEFAULT_DT = 1.0 / 60.0
+MAX_STEPS_PER_FRAME = 4
+MAX_FRAME_SECONDS = 0.25
+"""Longer frames (a window drag, a breakpoint) count as this long, so the backlog stays bounded."""
+RATE_SECONDS = 0.5
+"""Time constant (wall-clock seconds) of the smoothing of the measured simulation rate."""
+BEHIND_FRACTION = 0.03
+"""The clock counts as behind when the caps drop more than this fraction of the scaled time."""
+IDLE_FPS = 2.0
+"""Frame rate while nothing moves and the user does nothing (paused, or every body asleep): the picture
+cannot change, so a low rate only keeps the overlay's clock ticking. Low, because on a software OpenGL
+(Mesa's llvmpipe) one frame costs a core for a tenth of a second or more."""
+INPUT_GRACE_SECONDS = 0.5
+"""After the last input event, frames keep coming at full rate this long (hover highlights, ImGui)."""
+WAKING_SETTINGS = ("gravity", "sleeping")
+"""World settings whose change must wake the sleeping bodies to be seen."""
+MAX_ERRORS = 5
+"""How many error messages the session keeps for the panel."""
+
+SceneSource = str | Callable[[World], object]
+
+
+class Simulation:
+    """A world advanced at a fixed time step, with the state before the last step kept for drawing
+    in between (positions lerped, orientations nlerped).
+
+    ``time_scale`` slows or speeds the simulation against the wall clock; ``paused`` stops it (``step``
+    still advances by one step); ``steps_last_frame`` and ``step_ms`` report the last frame's work.
+    ``real_rate`` is the measured rate, simulated seconds per wall-clock second (smoothed over about
+    ``RATE_SECONDS``); it equals ``time_scale`` while the machine keeps up. ``behind`` says it does not,
+    and ``slowed_by`` why: "step cap" (steps per frame capped) or "long frames" (frames longer than
+    ``MAX_FRAME_SECONDS``)."""
+
+    def __init__(self, world: World, dt: float = DEFAULT_DT, max_steps: int = MAX_STEPS_PER_FRAME) -> None:
+        self.world = world
+        self.dt = positive_float("dt", dt)
+        self.max_steps = max_steps
+        self.time_scale = 1.0
+        self.paused = False
+        self.accumulator = 0.0
+        self.time = 0.0
+        self.steps = 0
+        self.steps_last_frame = 0
+        self.step_ms = 0.0
+        self.real_rate: float | None = None
+        self._cap_loss = 0.0  # smoothed fraction of wall time the step cap dropped
+        self._long_loss = 0.0  # smoothed fraction of wall time the frame-length cap dropped
+        self.sync()
+
+    def sync(self) -> None:
+        """Forget the previous state: draw the current one as is (after a teleport, a spawn, a load)."""
+        d = self.world.data
+        self._prev_pos = d.pos[: d.n].copy()
+        self._prev_quat = d.quat[: d.n].copy()
+        self._prev_gen = d.generation[: d.n].copy()
+
+    def step(self) -> None:
+        """Advance the world by exactly one step of ``dt``, keeping the state before it."""
+        self.sync()
+        self.world.step(self.dt)
+        self.time += self.dt
+        self.steps += 1
+
+    def advance(self, real_seconds: float) -> int:
+        """Account ``real_seconds`` of wall-clock time and take the whole steps it pays for (at most
+        ``max_steps``; the rest of a larger backlog is dropped). Returns the number of steps taken."""
+        self.steps_last_frame = 0
+        if self.paused:
+            return 0
+        real = max(real_seconds, 0.0)
+        counted = min(real, MAX_FRAME_SECONDS)
+        before = self.time + self.accumulator
+        self.accumulator += counted * self.time_scale
+        start = time.perf_counter()
+        while self.accumulator >= self.dt and self.steps_last_frame < self.max_steps:
+            self.step()
+            self.accumulator -= self.dt
+            self.steps_last_frame += 1
+        capped = 0.0
+        if self.accumulator >= self.dt:
+            capped = self.accumulator - self.accumulator % self.dt
+            self.accumulator -= capped
+        if self.steps_last_frame:
+            self.step_ms = 1000.0 * (time.perf_counter() - start) / self.steps_last_frame
+        self._measure(real, self.time + self.accumulator - before, capped, (real - counted) * self.time_scale)
+        return self.steps_last_frame
+
+    def _measure(self, real: float, simulated: float, capped: float, cut: float) -> None:
+        """Fold one frame into the smoothed rate: ``simulated`` seconds of simulated time (the steps
+        taken plus what the accumulator gained) over ``real`` wall seconds, of which ``capped`` and
+        ``cut`` simulated seconds were dropped by the step cap and the frame-length cap."""
+        if real <= 0.0:
+            return
+        # an exponential moving average weighted by the frame's length: frame-rate independent
+        w = 1.0 - math.exp(-real / RATE_SECONDS)
+        rate = simulated / real
+        self.real_rate = rate if self.real_rate is None else self.real_rate + w * (rate - self.real_rate)
+        self._cap_loss += w * (capped / real - self._cap_loss)
+        self._long_loss += w * (cut / real - self._long_loss)
+
+    @property
+    def behind(self) -> bool:
+        """Whether the simulation runs measurably slower than ``time_scale`` × real time: the caps
+        drop more than ``BEHIND_FRACTION`` of it. (Judged on the dropped time, not on ``real_rate``
+        against ``time_scale``: right after the time scale changes the smoothed rate lags behind it,
+        though nothing is lost.)"""
+        return not self.paused and self._cap_loss + self._long_loss > BEHIND_FRACTION * self.time_scale
+
+    @property
+    def slowed_by(self) -> str:
+        """What drops the time while ``behind``: "step cap" or "long frames"."""
+        return "step cap" if self._cap_loss >= self._long_loss else "long frames"
+
+    @property
+    def alpha(self) -> float:
+        """Where the drawn state lies between the previous step (0) and the current one (1)."""
+        return 1.0 if self.paused else min(self.accumulator / self.dt, 1.0)
+
+    def interpolated(self) -> tuple[np.ndarray, np.ndarray]:
+        """Centre-of-mass positions ``(n, 3)`` and unit quaternions ``(n, 4)`` of rows ``[:n]`` at
+        ``alpha``: rows that are new or were reused since the last step are drawn where they are."""
+        d = self.world.data
+        n = d.n
+        pos, quat = d.pos[:n].copy(), d.quat[:n].copy()
+        a = self.alpha
+        m = min(n, len(self._prev_pos))
+        if a >= 1.0 or m == 0:
+            return pos, quat
+        same = self._prev_gen[:m] == d.generation[:m]
+        p0, q0 = self._prev_pos[:m], self._prev_quat[:m].copy()
+        # q and -q are the same rotation: blend along the shorter arc
+        q0[np.einsum("ij,ij->i", q0, quat[:m]) < 0.0] *= -1.0
+        blend_p = p0 + (pos[:m] - p0) * a
+        blend_q = q0 + (quat[:m] - q0) * a
+        blend_q /= np.linalg.norm(blend_q, axis=1, keepdims=True)
+        pos[:m] = np.where(same[:, None], blend_p, pos[:m])
+        quat[:m] = np.where(same[:, None], blend_q, quat[:m])
+        return pos, quat
+
+
+class FramePacer:
+    """Decides when the next frame is due. While anything moves, or within ``grace`` seconds of the
+    last input, frames follow each other as fast as the display takes them; once everything rests
+    (paused, or every dynamic body asleep) and the user is idle, at ``idle_fps`` at most, so that the
+    app stops spending its cores on drawing the same picture again. Input wakes it at once."""
+
+    def __init__(self, idle_fps: float = IDLE_FPS, grace: float = INPUT_GRACE_SECONDS) -> None:
+        self.idle_interval = 1.0 / positive_float("idle_fps", idle_fps)
+        self.grace = grace
+        self._last_input = -math.inf
+
+    def input(self, now: float) -> None:
+        """Note an input event at time ``now`` (seconds, the caller's clock)."""
+        self._last_input = now
+
+    def wait(self, now: float, last_frame: float, resting: bool) -> float:
+        """Seconds from ``now`` until the next frame is due, the last one having started at
+        ``last_frame``: 0 while not ``resting`` or just after input; else what is left of the idle
+        interval."""
+        if not self.idle(now, resting):
+            return 0.0
+        return max(0.0, last_frame + self.idle_interval - now)
+
+    def idle(self, now: float, resting: bool) -> bool:
+        """Whether frames come at the idle rate: everything ``resting`` and no input for ``grace`` s."""
+        return resting and now - self._last_input >= self.grace
+
+
+def resolve_scene(scene: SceneSource) -> tuple[str, Callable[[World], object]]:
+    """The display name and builder of ``scene`` (a name in ``SCENES``, a JSON file path or a builder
+    ``f(world)``); ValueError for an unknown name, ``SceneFileError`` for a bad file."""
+    if callable(scene):
+        return getattr(scene, "__name__", "custom"), scene
+    if scene in SCENES:
+        return scene, SCENES[scene]
+    if scene.endswith(".json") or Path(scene).is_file():
+        return Path(scene).name, load_scene_file(scene)
+    raise ValueError(f"unknown scene {scene!r}: expected one of {', '.join(SCENES)} or a .json file")
+
+
+class Session:
+    """One world and everything the user does to it.
+
+    ``sim`` is the fixed-step clock (``sim.world`` the world); ``scene_name`` the scene it was built
+    from; ``selected`` the body the panel edits, ``grab`` the mouse's grab constraint (or None);
+    ``errors`` the last few error messages, for the panel. A world's settings come from one place: a
+    fresh ``World`` (the defaults), then what the scene sets, then what the user changed through
+    ``set_setting`` (kept across ``reset``, forgotten by ``load_scene``)."""
+
+    def __init__(self, world: World | None = None, dt: float = DEFAULT_DT,
+                 max_steps: int = MAX_STEPS_PER_FRAME) -> None:
+        self.sim = Simulation(world if world is not None else World(), dt, max_steps)
+        self.scene_name = ""
+        self.selected: Body | None = None
+        self.grab: Grab | None = None
+        self.errors: list[str] = []
+        self._builder: Callable[[World], object] | None = None
+        self._changed: dict[str, object] = {}
+
+    @property
+    def world(self) -> World:
+        """The world being simulated (replaced by ``load_scene`` and ``reset``)."""
+        return self.sim.world
+
+    # --- scenes ---------------------------------------------------------------------------------
+    def load_scene(self, scene: SceneSource) -> bool:
+        """Build ``scene`` into a fresh world (every setting the scene does not set at the ``World``
+        default) and switch to it; the clock's settings (step, time scale, pause) carry over. On any
+        error the current world stays as it was and the error is reported; returns success."""
+        try:
+            name, builder = resolve_scene(scene)
+            world = self._build(builder, {})
+        except Exception as exc:  # noqa: BLE001 - a scene is user code: any failure is shown, not fatal
+            self.report(f"loading scene {getattr(scene, '__name__', scene)!r}", exc)
+            return False
+        self._switch(world, name, builder, {})
+        return True
+
+    def reset(self) -> bool:
+        """Rebuild the current scene, keeping the settings the user changed in it; returns success."""
+        if self._builder is None:
+            return False
+        try:
+            world = self._build(self._builder, self._changed)
+        except Exception as exc:  # noqa: BLE001
+            self.report(f"resetting scene {self.scene_name!r}", exc)
+            return False
+        self._switch(world, self.scene_name, self._builder, self._changed)
+        return True
+
+    @staticmethod
+    def _build(builder: Callable[[World], object], changed: dict[str, object]) -> World:
+        world = World()
+        builder(world)
+        for name, value in changed.items():
+            setattr(world, name, value)
+        return world
+
+    def _switch(self, world: World, name: str, builder: Callable[[World], object],
+                changed: dict[str, object]) -> None:
+        """Make ``world`` the session's, dropping every reference into the old one."""
+        self.release_grab()
+        self.selected = None
+        old = self.sim
+        sim = Simulation(world, old.dt, old.max_steps)
+        sim.time_scale, sim.paused = old.time_scale, old.paused
+        self.sim = sim
+        self.scene_name, self._builder, self._changed = name, builder, dict(changed)
+
+    def set_setting(self, name: str, value: object) -> None:
+        """Set the world setting ``name`` (a ``World`` attribute such as "gravity", "substeps",
+        "broadphase", "contact_cache") to ``value``, through the world's own validation, and keep it
+        for ``reset``. Gravity and sleeping changes wake the bodies, so that they are seen."""
+        known = getattr(self.world, name, None)
+        if name.startswith("_") or not isinstance(known, (bool, int, float, str, np.ndarray)):
+            raise ValueError(f"unknown world setting {name!r}")
+        setattr(self.world, name, value)
+        current = getattr(self.world, name)
+        self._changed[name] = current.copy() if isinstance(current, np.ndarray) else current
+        if name in WAKING_SETTINGS:
+            self.world.wake_all()
+
+    def save(self, path: str | Path) -> str:
+        """Write the world to the JSON scene file ``path``; returns a line saying what was saved."""
+        save_scene_file(self.world, path)
+        return f"saved {len(self.world.bodies)} bodies to {path}"
+
+    # --- the clock --------------------------------------------------------------------------------
+    def toggle_pause(self) -> None:
+        """Pause a running simulation, run a paused one."""
+        self.sim.paused = not self.sim.paused
+
+    def single_step(self) -> None:
+        """Pause, then advance exactly one step."""
+        self.sim.paused = True
+        self.sim.step()
+
+    def set_step_rate(self, hz: int) -> None:
+        """Step the world ``hz`` times per simulated second (dt = 1/hz), starting the backlog afresh."""
+        self.sim.dt = 1.0 / max(int(hz), 1)
+        self.sim.accumulator = 0.0
+
+    @property
+    def resting(self) -> bool:
+        """Whether the picture can only change through input: paused, or every dynamic body asleep and
+        nothing grabbed."""
+        if self.sim.paused:
+            return True
+        d = self.world.data
+        n = d.n
+        moving = d.alive[:n] & ~d.static[:n] & d.awake[:n]
+        return self.grab is None and not moving.any()
+
+    # --- bodies -----------------------------------------------------------------------------------
+    def select(self, body: Body | None) -> None:
+        """Make ``body`` (or nothing) the selected body."""
+        self.selected = body
+
+    def delete_selected(self) -> bool:
+        """Remove the selected body from the world (letting go of it first); returns whether one was."""
+        body = self.selected
+        removed = body is not None and body.alive
+        if removed:
+            if self.grab_body == body:
+                self.release_grab()
+            self.world.remove_body(body)
+        self.forget_removed()
+        return removed
+
+    def forget_removed(self) -> None:
+        """Drop the selection and the grab of bodies that are no longer in the world."""
+        if self.selected is not None and not self.selected.alive:
+            self.selected = None
+        if self.grab is not None and not self.grab.body.alive:
+            self.grab = None
+
+    @property
+    def grab_body(self) -> Body | None:
+        """The body the grab holds, or None."""
+        return self.grab.body if self.grab is not None else None
+
+    def start_grab(self, body: Body, point, max_force: float, frequency: float,
+                   damping_ratio: float) -> Grab:
+        """Grab ``body`` at world ``point`` with a spring (``frequency`` Hz, ``damping_ratio``, force
+        capped at ``max_force`` N) whose target the caller moves; an earlier grab is let go."""
+        self.release_grab()
+        self.grab = self.world.grab(body, point, max_force=max_force, frequency=frequency,
+                                    damping_ratio=damping_ratio)
+        return self.grab
+
+    def release_grab(self) -> None:
+        """Let go of the grab, if any."""
+        if self.grab is not None:
+            self.world.release(self.grab)
+        self.grab = None
+
+    # --- errors ---------------------------------------------------------------------------------
+    def report(self, what: str, exc: BaseException) -> None:
+        """Keep an error for the panel (the last ``MAX_ERRORS``) and print its traceback."""
+        message = f"{what}: {type(exc).__name__}: {exc}"
+        self.errors = [*self.errors[-(MAX_ERRORS - 1):], message]
+        print(f"sandbox: error while {message}", file=sys.stderr)
+        traceback.print_exception(exc, file=sys.stderr)
