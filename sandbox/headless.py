@@ -33,9 +33,11 @@ from typing import IO
 
 import numpy as np
 
+from . import session
 from .engine import Box, Capsule, ConvexHull, Sphere, World
+from .engine.settings import SETTINGS
 from .ledger import IMPACT_COLUMNS, RestitutionLedger
-from .scene_file import SceneFileError, load_scene_file
+from .scene_file import SceneFileError
 from .scenes import SCENES
 
 PROG = "sandbox run"
@@ -44,7 +46,6 @@ DEFAULT_DT = 1.0 / 60.0  # the app's step
 MATERIAL_KEYS = ("restitution", "friction")
 """``--set`` keys that set every dynamic body's value instead of a world setting."""
 
-_RUN_STATE = frozenset({"time", "steps", "cached_manifolds"})  # counters a step updates: not settings
 
 ENERGY_COLUMNS = ("step", "time", "kinetic", "potential", "total", "momentum_x", "momentum_y", "momentum_z",
                   "pairs", "manifolds", "contact_points")
@@ -92,18 +93,17 @@ def list_scenes() -> list[tuple[str, str]]:
 
 def resolve_scene(text: str) -> tuple[str, Callable[[World], object]]:
     """The display name and builder of ``text``: a built-in scene (by its name, with hyphens or spaces) or
-    a JSON scene file. RunError if it is neither or the file is malformed."""
-    by_name = {scene_name(name): builder for name, builder in SCENES.items()}
+    a JSON scene file (``session.resolve_scene``). RunError if it is neither or the file is malformed."""
+    by_name = {scene_name(name): name for name in SCENES}
     key = scene_name(text)
-    if key in by_name:
-        return key, by_name[key]
-    if text.lower().endswith(".json") or Path(text).is_file():
-        try:
-            return Path(text).name, load_scene_file(text)
-        except SceneFileError as exc:
-            raise RunError(f"bad scene file: {exc}") from None
-    raise RunError(f"unknown scene {text!r}; choose one of {', '.join(by_name)} (see --list), "
-                   "or give a .json scene file")
+    try:
+        name, builder = session.resolve_scene(by_name.get(key, text))
+    except SceneFileError as exc:
+        raise RunError(f"bad scene file: {exc}") from None
+    except ValueError:
+        raise RunError(f"unknown scene {text!r}; choose one of {', '.join(by_name)} (see --list), "
+                       "or give a .json scene file") from None
+    return (key if key in by_name else name), builder
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -166,26 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def world_settings(world: World) -> dict[str, object]:
-    """The settings ``--set`` can change and their current values: the world's public attributes and
-    settable properties whose value is a bool, int, float, str or 3-vector (the run counters excluded).
-    Read at run time, so settings added to ``World`` later are found without a change here."""
-    cls = type(world)
-    names = set(vars(world)) | {n for n in dir(cls) if isinstance(getattr(cls, n, None), property)}
-    out: dict[str, object] = {}
-    for name in sorted(names):
-        if name.startswith("_") or name in _RUN_STATE:
-            continue
-        attr = getattr(cls, name, None)
-        if isinstance(attr, property):
-            if attr.fset is None:
-                continue
-        elif callable(attr):
-            continue
-        value = getattr(world, name)
-        if isinstance(value, (bool, np.bool_, int, float, str)) or (
-                isinstance(value, np.ndarray) and value.shape == (3,)):
-            out[name] = value
-    return out
+    """The settings ``--set`` can change and their current values: every entry of the engine's
+    ``SETTINGS`` table (so settings added there are found without a change here) and ``gravity``."""
+    out: dict[str, object] = {name: getattr(world, name) for name in SETTINGS}
+    out["gravity"] = world.gravity
+    return dict(sorted(out.items()))
 
 
 def parse_value(key: str, text: str, current: object) -> object:
