@@ -21,7 +21,7 @@ import moderngl
 import numpy as np
 import OpenGL.GL as gl
 import pyglet
-from imgui_bundle import imgui
+from imgui_bundle import imgui, implot
 from imgui_bundle.python_backends.pyglet_backend import PygletProgrammablePipelineRenderer
 from pyglet.window import key
 
@@ -153,6 +153,7 @@ class App:
         self.ctx = moderngl.create_context()
         self.window_samples = int(self.window.config.samples or 0) if self.window.config.sample_buffers else 0
         self.imgui_context = imgui.create_context()
+        implot.create_context()  # the panel's plots
         io = imgui.get_io()
         io.set_ini_filename("")
         if FONT_PATH.exists():
@@ -432,5 +433,6 @@ class App:
         """Destroy the window and the ImGui context."""
         self.window.switch_to()
         self.imgui.shutdown()
+        implot.destroy_context()
         imgui.destroy_context(self.imgui_context)
         self.window.close()

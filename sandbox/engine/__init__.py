@@ -8,12 +8,24 @@ from .broadphase import BroadPhase
 from .collide import Manifold, collide
 from .contacts import CollisionEvent
 from .core.layout import BOX, CAPSULE, HULL, KIND_NAMES, SPHERE
+from .settings import SETTINGS, Setting
 from .shapes import Box, Capsule, ConvexHull, Shape, Sphere
-from .world import RESPONSES, RESTITUTION_RULES, DistanceJoint, Grab, RayHit, World
+from .world import (
+    FRICTION_RULES,
+    RESPONSES,
+    RESTITUTION_RULES,
+    STAGE_GROUPS,
+    STAGES,
+    DistanceJoint,
+    Grab,
+    RayHit,
+    World,
+)
 
 BROADPHASES = BroadPhase.METHODS
 """The broad-phase methods ``World.broadphase`` accepts."""
 
-__all__ = ["BOX", "BROADPHASES", "CAPSULE", "HULL", "KIND_NAMES", "RESPONSES", "RESTITUTION_RULES", "SPHERE",
-           "Body", "Box", "Capsule", "CollisionEvent", "ConvexHull", "DistanceJoint", "Grab", "Manifold",
-           "RayHit", "Shape", "Sphere", "World", "collide"]
+__all__ = ["BOX", "BROADPHASES", "CAPSULE", "FRICTION_RULES", "HULL", "KIND_NAMES", "RESPONSES",
+           "RESTITUTION_RULES", "SETTINGS", "SPHERE", "STAGES", "STAGE_GROUPS", "Body", "Box", "Capsule",
+           "CollisionEvent", "ConvexHull", "DistanceJoint", "Grab", "Manifold", "RayHit", "Setting", "Shape",
+           "Sphere", "World", "collide"]

@@ -58,6 +58,8 @@ CONTACT_SOLVERS = SETTINGS["contact_solver"].choices  # in the order of core.rec
 # the step's stages in the order they run (World.timings); the middle six run once per sub-step, their
 # times summed over the sub-steps
 STAGES = ("find_pairs", "collide", "prepare_contacts", *SUBSTEP_STAGES, "store_impulses", "sleep", "events")
+# the stages grouped as the panel's tree shows them: collision detection, collision response, the rest
+STAGE_GROUPS = (("detection", STAGES[:2]), ("response", STAGES[2:-2]), ("sleep and events", STAGES[-2:]))
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from imgui_bundle import imgui
+from imgui_bundle import imgui, implot
 
-from ..engine import BROADPHASES, KIND_NAMES, RESPONSES, RESTITUTION_RULES
+from ..engine import BROADPHASES, KIND_NAMES, RESPONSES, RESTITUTION_RULES, SETTINGS, STAGE_GROUPS, STAGES
 from ..scenes import SCENES
 from ..session import MAX_FRAME_SECONDS, Simulation
 from . import spawn
@@ -28,6 +28,13 @@ DEBUG_TOGGLES = (("shadows", "Shadows"), ("grid", "Ground grid"), ("outlines", "
                  ("velocities", "Velocities"), ("grab_spring", "Grab spring and force"),
                  ("joints", "Joints"), ("xray", "X-ray (hidden debug lines faint)"))
 NORMAL_SCALES = ("depth", "impulse")
+# the Advanced section: settings the seed tutorials discuss, each shown with its one-line meaning from the
+# engine's SETTINGS table; (name, slider is logarithmic)
+ADVANCED = (("penalty_hertz", True), ("penalty_damping_ratio", True), ("contact_hertz", True),
+            ("contact_damping_ratio", True), ("max_push_velocity", True), ("restitution_threshold", False),
+            ("linear_slop", False), ("speculative_distance", False), ("warm_starting", False),
+            ("friction_rule", False), ("contact_solver", False), ("linear_damping", True),
+            ("angular_damping", True))
 RED = imgui.ImVec4(1.0, 0.38, 0.35, 1.0)
 DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
 ACCENT = imgui.ImVec4(0.45, 0.72, 1.0, 1.0)
@@ -90,6 +97,7 @@ class Panel:
         self.saved = ""
         self.energy = np.zeros(HISTORY, np.float32)
         self.step_ms = np.zeros(HISTORY, np.float32)
+        self.stage_ms = np.zeros((len(STAGES), HISTORY), np.float32)  # per stage, per frame
         self._saved_gravity = np.array([0.0, -9.81, 0.0])
 
     # --- frame -----------------------------------------------------------------------------------------
@@ -111,6 +119,8 @@ class Panel:
         self.energy[-1] = energy
         self.step_ms = np.roll(self.step_ms, -1)
         self.step_ms[-1] = sum(world.timings.values())
+        self.stage_ms = np.roll(self.stage_ms, -1, axis=1)
+        self.stage_ms[:, -1] = [world.timings.get(stage, 0.0) for stage in STAGES]
 
     def _remember_rect(self) -> None:
         pos, size = imgui.get_window_pos(), imgui.get_window_size()
@@ -170,7 +180,8 @@ class Panel:
         self._guarded("showing errors", self._errors)
         opened = imgui.TreeNodeFlags_.default_open
         sections = (("Simulation", opened, self._simulation), ("World", 0, self._world),
-                    ("Spawn", 0, self._spawn), ("Selected body", opened, self._selected),
+                    ("Advanced", 0, self._advanced), ("Spawn", 0, self._spawn),
+                    ("Selected body", opened, self._selected),
                     ("Mouse tools", 0, self._mouse), ("Debug draw", 0, self._debug),
                     ("Stats", opened, self._stats), ("Help", 0, self._help))
         for title, header_flags, section in sections:
@@ -290,6 +301,32 @@ class Panel:
             changed, value = imgui.checkbox(label, bool(getattr(world, name)))
             if changed:
                 session.set_setting(name, value)
+
+    def _advanced(self) -> None:
+        """Every setting of ``ADVANCED``, each with its meaning underneath, changed through the session
+        (validated by the engine, kept across a reset, saved with the scene)."""
+        session, world = self.ctx.session, self.ctx.session.world
+        for name, logarithmic in ADVANCED:
+            s = SETTINGS[name]
+            label = name.replace("_", " ").capitalize()
+            value = getattr(world, name)
+            if s.kind == "bool":
+                changed, new = imgui.checkbox(label, bool(value))
+            elif s.kind == "choice":
+                changed, new = _choice(label, value, s.choices)
+            else:
+                # a range around the default that a lesson needs, inside the setting's allowed range
+                low = max(s.min, s.default / 100.0) if logarithmic else s.min
+                high = min(s.max, max(20.0 * s.default, 0.05))
+                flags = imgui.SliderFlags_.logarithmic if logarithmic else 0
+                unit = f" {s.unit}" if s.unit else ""
+                changed, new = imgui.slider_float(label, float(value), low, high, f"%.3g{unit}", flags)
+                new = min(max(new, s.min), s.max)
+            if changed:
+                session.set_setting(name, new)
+            imgui.push_text_wrap_pos(0.0)
+            imgui.text_colored(DIM, s.help)
+            imgui.pop_text_wrap_pos()
 
     @staticmethod
     def _material_sliders(settings: spawn.SpawnSettings, suffix: str) -> None:
@@ -446,8 +483,7 @@ class Panel:
                            f"{int(static.sum())} static)"),
                 ("Broad-phase pairs", f"{len(world.pairs)}  ({world.broadphase})"),
                 ("Manifolds", f"{m}  ({points} points, {world.cached_manifolds} reused)"),
-                # every stage the world timed, in the order the step runs them (World.timings)
-                *((stage.replace("_", " ").capitalize(), f"{ms:.2f} ms") for stage, ms in t.items()),
+                ("Step", f"{sum(t.values()):.2f} ms"),
                 ("Render", f"{ctx.stats.render_ms:.2f} ms   (UI {ctx.stats.ui_ms:.2f} ms)"),
                 ("Frame rate", f"{ctx.stats.fps:.0f} FPS  ({sim.steps_last_frame} steps this frame)"),
                 ("Energy", f"{ke + pe:.1f} J  (kinetic {ke:.1f}, potential {pe:.1f})"))
@@ -455,11 +491,40 @@ class Panel:
             for label, value in rows:
                 _row(label, value)
             imgui.end_table()
+        self._stage_tree(t)
         avail = imgui.get_content_region_avail().x
         imgui.plot_lines("##energy", self.energy, overlay_text="total energy (J)",
                          graph_size=imgui.ImVec2(avail, 48))
         imgui.plot_lines("##step", self.step_ms, overlay_text="step time (ms)", scale_min=0.0,
                          graph_size=imgui.ImVec2(avail, 48))
+
+    def _stage_tree(self, t: dict[str, float]) -> None:
+        """The step's stages as a tree (World.STAGE_GROUPS: detection, response, sleep and events), each
+        group with its total and its stages in the order they run, then the groups' history."""
+        flags = imgui.TableFlags_.sizing_stretch_prop | imgui.TableFlags_.row_bg
+        if imgui.begin_table("stages", 2, flags):
+            for group, stages in STAGE_GROUPS:
+                imgui.table_next_row()
+                imgui.table_next_column()
+                is_open = imgui.tree_node_ex(group.capitalize(), imgui.TreeNodeFlags_.span_full_width)
+                imgui.table_next_column()
+                imgui.text(f"{sum(t.get(s, 0.0) for s in stages):.2f} ms")
+                if is_open:
+                    for stage in stages:
+                        _row(f"   {stage.replace('_', ' ')}", f"{t.get(stage, 0.0):.3f} ms")
+                    imgui.tree_pop()
+            imgui.end_table()
+        if implot.begin_plot("##stages", imgui.ImVec2(-1, 110), implot.Flags_.no_mouse_text):
+            implot.setup_axes("", "ms", implot.AxisFlags_.no_tick_labels,
+                              implot.AxisFlags_.auto_fit)
+            implot.setup_axis_limits(implot.ImAxis_.x1, 0, HISTORY - 1, implot.Cond_.always)
+            implot.setup_legend(implot.Location_.north_west, 0)
+            start = 0
+            for group, stages in STAGE_GROUPS:
+                rows = self.stage_ms[start:start + len(stages)].sum(axis=0)
+                implot.plot_line(group, np.ascontiguousarray(rows))
+                start += len(stages)
+            implot.end_plot()
 
     def _help(self) -> None:
         if imgui.begin_table("help", 2, imgui.TableFlags_.sizing_stretch_prop | imgui.TableFlags_.row_bg):
