@@ -143,7 +143,7 @@ class World:
         self._touching = np.zeros(0, np.int64)  # sorted pair keys touching after the last step
         self._no_grabs: tuple | None = None
         self._pending_events: list[CollisionEvent] = []
-        self._island = np.zeros(self.data.capacity, np.int64)
+        self._island = np.arange(self.data.capacity)  # each body its own island until the first step
         self._island_min = np.zeros(self.data.capacity)
         self._speed = np.zeros(self.data.capacity)  # per-body speed before contacts, each sub-step
         self._scratch = np.zeros(self.data.capacity)
@@ -270,7 +270,7 @@ class World:
         d = self.data
         i = d.allocate()
         if d.capacity > len(self._island):
-            self._island = np.zeros(d.capacity, np.int64)
+            self._island = np.arange(d.capacity)
             self._island_min = np.zeros(d.capacity)
         params = list(shape.params())
         if isinstance(shape, ConvexHull):
@@ -492,7 +492,7 @@ class World:
         d = self.data
         n = d.n
         if len(self._island) < d.capacity:
-            self._island = np.zeros(d.capacity, np.int64)
+            self._island = np.arange(d.capacity)
             self._island_min = np.zeros(d.capacity)
         t0 = time.perf_counter()
         margins = self._margins(n, dt)

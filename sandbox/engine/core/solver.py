@@ -76,6 +76,7 @@ RULE_AVERAGE = 3
 
 L = 32  # lanes per block
 STRIDE = 36  # floats from one row to the next: not a power of two, or all rows would share a few cache sets
+RESTITUTION_PASSES = 4  # Gauss–Seidel passes of ``apply_restitution``
 COLORS = 32  # colours tried before a manifold goes to the overflow (one bit each in an int64 mask)
 
 # fields of a contact point: rows of L lanes
@@ -461,9 +462,17 @@ def set_lane_velocities(V, j, va, wa, vb, wb):
 
 @njit(cache=True)
 def warm_start_lanes(nl, cw, base, V):
-    """Apply the accumulated impulses of one slot of a block's lanes again."""
+    """Apply the accumulated impulses of one slot of a block's lanes again. A point not yet struck
+    (largest impulse 0) also records here its approach speed for restitution: measured at the start of
+    the sub-step, before any point of its manifold has pushed, so all the points of a face that lands
+    flat get the same approach speed (measured inside the solve, each point saw the spin that the ones
+    solved before it had added, and restitution then threw the body off spinning)."""
     for j in range(nl):
         va, wa, vb, wb, ima, imb = lane_state(V, j)
+        vn = (dot(sub(vb, va), get3(cw, base, N, j)) + dot(wb, jac(cw, base, j, 0, 1))
+              - dot(wa, jac(cw, base, j, 0, 0)))
+        fresh = cw[at(base, LAM_MAX, j)] == 0.0
+        cw[at(base, APPROACH, j)] = max(-vn, 0.0) if fresh else cw[at(base, APPROACH, j)]
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, N, j), cw[at(base, LAM_N, j)],
                                    jac(cw, base, j, 0, 2), jac(cw, base, j, 0, 3))
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, T1, j), cw[at(base, LAM_T1, j)],
@@ -511,8 +520,7 @@ def normal_update(row, va, wa, vb, wb, ima, imb, dx, dra, drb, coefficients):
     ms = 1.0 if speculative else mass_scale
     isc = 0.0 if speculative else impulse_scale
     new = max(old - mass * ms * (vn + bias) - isc * old, 0.0)
-    # the approach speed at the moment of impact, for restitution
-    approach = max(-vn, 0.0) if (new > 0.0) & (lam_max == 0.0) else approach
+    # the approach speed at impact, for restitution, was recorded by ``warm_start_lanes``
     va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, ian, ibn)
     return va, wa, vb, wb, new, max(lam_max, new), approach
 
@@ -616,77 +624,36 @@ def apply_restitution(c, S, vel, angvel, inv_mass, moving, threshold):
     gets the normal velocity e·v_approach, v_approach being the approach speed recorded at impact; the
     total normal impulse stays ≥ 0. Below the threshold nothing bounces, so resting contacts never jitter."""
     cb, cidx, cw = S[0], S[3], S[4]
-    for k in range(c):
-        a = cb[k, 0]
-        b = cb[k, 1]
-        i = cidx[k]
-        e = cw[at(i, E, 0)]
-        if e == 0.0 or cw[at(i, LAM_MAX, 0)] == 0.0:
-            continue
-        approach = max(cw[at(i, APPROACH, 0)], -cw[at(i, VN0, 0)])
-        if approach < threshold:
-            continue
-        n = get3(cw, i, N, 0)
-        va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
-        vn = dot(sub(vb, va), n) + dot(wb, jac(cw, i, 0, 0, 1)) - dot(wa, jac(cw, i, 0, 0, 0))
-        old = cw[at(i, LAM_N, 0)]
-        new = max(old - cw[at(i, MASS_N, 0)] * (vn - e * approach), 0.0)
-        cw[at(i, LAM_N, 0)] = new
-        cw[at(i, LAM_MAX, 0)] = max(cw[at(i, LAM_MAX, 0)], new)
-        ima = inv_mass[a] if moving[a] else 0.0
-        imb = inv_mass[b] if moving[b] else 0.0
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, jac(cw, i, 0, 0, 2),
-                                   jac(cw, i, 0, 0, 3))
-        if moving[a]:
-            store3(vel, a, va)
-            store3(angvel, a, wa)
-        if moving[b]:
-            store3(vel, b, vb)
-            store3(angvel, b, wb)
-
-
-@njit(cache=True)
-def record_speeds(n, moving, vel, angvel, radius, speed):
-    """``speed[i]`` = |v| + |ω|·r of each moving body: how fast any point of it moves, before contacts."""
-    for i in range(n):
-        if moving[i]:
-            speed[i] = length(load3(vel, i)) + length(load3(angvel, i)) * radius[i]
-        else:
-            speed[i] = 0.0
-
-
-@njit(cache=True)
-def cap_contact_speeds(n, moving, vel, angvel, radius, speed, c, S, max_push, scratch):
-    """Bound the speed that contacts leave a body with in this step: ``max_push`` more than the fastest
-    of its own and its contact neighbours' speeds at the start of the step (``speed``). Without
-    restitution (applied later, outside this bound) an impact can only share speed out, never make more.
-
-    Sequential impulses push each overlap apart at up to ``max_push``, but through a chain of deep
-    overlaps (bodies spawned inside each other) those pushes add up body after body; this cap, like
-    PhysX's maximum depenetration velocity, keeps such a pile from exploding. Ordinary impacts and
-    resting contacts never reach it. Returns the number of bodies capped."""
-    cb = S[0]
-    for i in range(n):
-        scratch[i] = 0.0
-    for k in range(c):
-        a = cb[k, 0]
-        b = cb[k, 1]
-        scratch[a] = max(scratch[a], speed[b])
-        scratch[b] = max(scratch[b], speed[a])
-    capped = 0
-    for i in range(n):
-        if not moving[i]:
-            continue
-        bound = max_push + max(speed[i], scratch[i])
-        v = length(load3(vel, i))
-        w = length(load3(angvel, i)) * radius[i]
-        if v + w > bound:
-            f = bound / (v + w)
-            store3(vel, i, scale(load3(vel, i), f))
-            store3(angvel, i, scale(load3(angvel, i), f))
-            capped += 1
-    return capped
-
+    # a few Gauss–Seidel passes, not one: after one pass over a face's points the first ones solved have
+    # their target and the body a spin, which the later passes take out again
+    for _ in range(RESTITUTION_PASSES):
+        for k in range(c):
+            a = cb[k, 0]
+            b = cb[k, 1]
+            i = cidx[k]
+            e = cw[at(i, E, 0)]
+            if e == 0.0 or cw[at(i, LAM_MAX, 0)] == 0.0:
+                continue
+            approach = max(cw[at(i, APPROACH, 0)], -cw[at(i, VN0, 0)])
+            if approach < threshold:
+                continue
+            n = get3(cw, i, N, 0)
+            va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
+            vn = dot(sub(vb, va), n) + dot(wb, jac(cw, i, 0, 0, 1)) - dot(wa, jac(cw, i, 0, 0, 0))
+            old = cw[at(i, LAM_N, 0)]
+            new = max(old - cw[at(i, MASS_N, 0)] * (vn - e * approach), 0.0)
+            cw[at(i, LAM_N, 0)] = new
+            cw[at(i, LAM_MAX, 0)] = max(cw[at(i, LAM_MAX, 0)], new)
+            ima = inv_mass[a] if moving[a] else 0.0
+            imb = inv_mass[b] if moving[b] else 0.0
+            va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, jac(cw, i, 0, 0, 2),
+                                       jac(cw, i, 0, 0, 3))
+            if moving[a]:
+                store3(vel, a, va)
+                store3(angvel, a, wa)
+            if moving[b]:
+                store3(vel, b, vb)
+                store3(angvel, b, wb)
 
 
 @njit(cache=True)

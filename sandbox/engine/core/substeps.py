@@ -3,9 +3,9 @@ kernel (one call per step instead of dozens, which matters for small scenes).
 
 The order within a sub-step is Box2D v3's "soft step" (see ``solver.py``): integrate velocities; warm
 start; solve (with the soft position bias); integrate positions; relax (solve without bias); then bound
-the speeds that contacts leave. Restitution comes after the last sub-step. Joints and mouse grabs are
-solved in the same passes, before the contacts. The projection and penalty methods take the same loop,
-with their own contact treatment in place of the impulse solver.
+the speed at which deep overlaps come apart (``depenetration.py``). Restitution comes after the last
+sub-step. Joints and mouse grabs are solved in the same passes, before the contacts. The projection and
+penalty methods take the same loop, with their own contact treatment in place of the impulse solver.
 """
 
 from __future__ import annotations
@@ -14,13 +14,12 @@ import time
 
 from numba import njit, objmode
 
+from .depenetration import limit_separation
 from .integrate import integrate_positions, integrate_velocities
 from .solver import (
     apply_restitution,
-    cap_contact_speeds,
     penalty_contacts,
     project_contacts,
-    record_speeds,
     solve_contacts,
     solve_distance_joints,
     solve_grab,
@@ -86,7 +85,6 @@ def run_substeps(mode, substeps, iterations, dt, bodies, contacts, joints, grabs
         for k in range(3):
             dpos[i, k] = 0.0
             drot[i, k] = 0.0
-    record_speeds(n, moving, vel, angvel, radius, speed)
     t_int = 0.0
     for sub in range(substeps):
         t0 = clock()
@@ -117,7 +115,7 @@ def run_substeps(mode, substeps, iterations, dt, bodies, contacts, joints, grabs
                            False, hertz, zeta, max_push, slop)
         elif mode == PROJECTION:
             project_contacts(npts, S, pos, quat, inv_mass, moving)
-        cap_contact_speeds(n, moving, vel, angvel, radius, speed, npts, S, max_push, scratch)
+        limit_separation(npts, S, vel, angvel, inv_mass, moving, max_push)
     if mode == IMPULSE:
         apply_restitution(npts, S, vel, angvel, inv_mass, moving, settings[13])
     return t_int
