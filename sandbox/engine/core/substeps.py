@@ -14,7 +14,7 @@ import time
 
 from numba import njit, objmode
 
-from .depenetration import limit_separation
+from .depenetration import limit_separation, record_speeds
 from .integrate import integrate_positions, integrate_velocities
 from .solver import (
     apply_restitution,
@@ -85,6 +85,7 @@ def run_substeps(mode, substeps, iterations, dt, bodies, contacts, joints, grabs
         for k in range(3):
             dpos[i, k] = 0.0
             drot[i, k] = 0.0
+    record_speeds(n, moving, vel, angvel, radius, speed)
     t_int = 0.0
     for sub in range(substeps):
         t0 = clock()
@@ -115,7 +116,7 @@ def run_substeps(mode, substeps, iterations, dt, bodies, contacts, joints, grabs
                            False, hertz, zeta, max_push, slop)
         elif mode == PROJECTION:
             project_contacts(npts, S, pos, quat, inv_mass, moving)
-        limit_separation(npts, S, vel, angvel, inv_mass, moving, max_push)
+        limit_separation(n, npts, S, vel, angvel, inv_mass, moving, radius, speed, scratch, max_push)
     if mode == IMPULSE:
         apply_restitution(npts, S, vel, angvel, inv_mass, moving, settings[13])
     return t_int
