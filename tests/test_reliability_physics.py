@@ -167,3 +167,19 @@ def test_without_ccd_a_fast_bullet_still_tunnels(name):
     for _ in range(3):
         w.step(DT)
     assert body.position[0] > 1.0
+
+
+def test_solver_memory_grows_linearly_with_contact_points():
+    # Bodies spawned at one point: every body touches every other, so nearly all manifolds go to the
+    # colouring's overflow, blocks of one lane. Each used to take whole rows of STRIDE floats (72 kB a
+    # manifold; 16 GB for 1000 bodies); now the wide array holds about NF floats a point.
+    from sandbox.engine.core.solver import COLORS, NF, STRIDE
+
+    w = World()
+    scenes.ground(w)
+    for k in range(80):
+        w.add_body(Sphere(0.3) if k % 2 else Box((0.3, 0.3, 0.3)), position=(0.0, 3.0, 0.0))
+    w.step(DT)
+    points = w.contacts.point_count()
+    assert points > 3000
+    assert len(w._solver.cw) <= 2 * (NF * points + COLORS * 4 * NF * STRIDE)
