@@ -557,13 +557,19 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
         # direction), and the capsule is the hull of its two end spheres, so a point under each end
         # keeps the whole capsule on its side of that plane (Catto, "Continuous Collision", GDC 2013:
         # speculative contacts). With the closest point alone, a fast tilted capsule was stopped at one
-        # end, turned about it, and its other end swept through a thin wall. Each end's partner on the
-        # polyhedron is ``on_poly`` (a surface point with the same separation along n).
+        # end, turned about it, and its other end swept through a thin wall. The point under an end is
+        # the end of the cylinder's lowest line (on the surface, r from the end across the axis); an end
+        # straight behind the other along n adds nothing. Its partner on the polyhedron is ``on_poly``
+        # (a surface point; the depth is measured along n).
+        axis = sub(s1, s0)
+        axis = scale(axis, 1.0 / math.sqrt(max(length_sq(axis), 1e-300)))
+        across = mad(n, axis, -dot(n, axis))
+        across_len = math.sqrt(length_sq(across))
         for i in range(2):
             s = s0 if i == 0 else s1
-            if length_sq(sub(s, on_seg)) <= 1e-12:
+            if length_sq(sub(s, on_seg)) <= 1e-12 or across_len < 1e-9:
                 continue
-            p = mad(s, n, -r)
+            p = mad(s, across, -r / across_len)
             sep = dot(n, sub(p, on_poly))
             if sep <= margin:
                 _write_point(k, add(pp, quat_rotate(qp, on_poly)), add(pp, quat_rotate(qp, p)), -sep, out_a,
