@@ -290,3 +290,21 @@ def test_depth_goes_to_zero_as_the_shapes_separate(names, qa, qb, offset, frac):
     if part is not None:  # another axis may take over, but never a deeper one
         assert part.depths.max() <= (1.0 - frac) * depth + 1e-9
     assert collide(a, pa, qa, b, pb + (depth * (1.0 + 1e-6) + 1e-9) * m.normal, qb) is None
+
+
+@pytest.mark.parametrize("kinds", ["box-box", "box-hull", "hull-hull"])
+@pytest.mark.parametrize("gap", [0.06, 0.3, 1.0, 5.0])
+def test_speculative_face_contact_keeps_its_face_at_any_distance(kinds, gap):
+    # Issue 9: the edge axes of two axis-aligned boxes equal face axes, and the face bias (0.98·face +
+    # 0.001) is below the face's separation once that is positive: beyond 5 cm a flat face contact
+    # collapsed to one edge point, and a box dropped flat landed on a corner.
+    hull = ConvexHull(CUBE)
+    H = pack_hulls([hull])
+    shapes = {"box": (BOX, np.array([0.5, 0.5, 0.5, 0.0])), "hull": (HULL, np.array([0.0, 0, 0, 0]))}
+    (ka, prm_a), (kb, prm_b) = (shapes[k] for k in kinds.split("-"))
+    normal, pa, pb, d = np.zeros(3), np.zeros((4, 3)), np.zeros((4, 3)), np.zeros(4)
+    k = collide_one(ka, (0.0, 0.0, 0.0), ID, prm_a, kb, (0.0, 1.0 + gap, 0.0), ID, prm_b, H, 2 * gap, normal,
+                    pa, pb, d)
+    assert k == 4
+    assert np.allclose(normal, [0, 1, 0]) and np.allclose(d, -gap)
+    assert as_set(pa[:, [0, 2]]) == as_set(CUBE[CUBE[:, 1] > 0][:, [0, 2]])

@@ -178,7 +178,7 @@ class World:
         self._touching_n = 1  # the row count those keys were made with (pair_key's n)
         self._no_grabs: Grabs | None = None
         self._pending_events: list[CollisionEvent] = []
-        self._island = np.zeros(self.data.capacity, np.int64)
+        self._island = np.arange(self.data.capacity)  # each body its own island until the first step
         self._island_min = np.zeros(self.data.capacity)
         # settings: every one of settings.SETTINGS (defaults, ranges and meanings are in that table), each
         # checked on assignment by the properties below
@@ -279,7 +279,7 @@ class World:
         d = self.data
         i = d.allocate()
         if d.capacity > len(self._island):
-            self._island = np.zeros(d.capacity, np.int64)
+            self._island = np.arange(d.capacity)
             self._island_min = np.zeros(d.capacity)
         params = list(shape.params())
         if isinstance(shape, ConvexHull):
@@ -573,7 +573,7 @@ class World:
         d = self.data
         c = self.contacts
         if len(self._island) < d.capacity:
-            self._island = np.zeros(d.capacity, np.int64)
+            self._island = np.arange(d.capacity)
             self._island_min = np.zeros(d.capacity)
         if not self.sleeping:
             d.awake[:n] = True

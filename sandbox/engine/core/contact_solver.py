@@ -58,7 +58,7 @@ from .contact_rows import (
 from .impulse import push_pair
 from .layout import pair_key
 from .soft_constraint import soft_coefficients
-from .vecmath import add, dot, length, load3, scale, store3, sub
+from .vecmath import add, dot, load3, scale, store3, sub
 
 
 class NormalCoefficients(NamedTuple):
@@ -138,9 +138,17 @@ def set_lane_velocities(V, j, va, wa, vb, wb):
 
 @njit(cache=True)
 def warm_start_lanes(nl, cw, base, V):
-    """Apply the accumulated impulses of one slot of a block's lanes again."""
+    """Apply the accumulated impulses of one slot of a block's lanes again. A point not yet struck
+    (largest impulse 0) also records here its approach speed for restitution: measured at the start of
+    the sub-step, before any point of its manifold has pushed, so all the points of a face that lands
+    flat get the same approach speed (measured inside the solve, each point saw the spin that the ones
+    solved before it had added, and restitution then threw the body off spinning)."""
     for j in range(nl):
         va, wa, vb, wb, ima, imb = lane_state(V, j)
+        vn = (dot(sub(vb, va), get3(cw, base, N, j)) + dot(wb, jac(cw, base, j, 0, 1))
+              - dot(wa, jac(cw, base, j, 0, 0)))
+        fresh = cw[at(base, LAM_MAX, j)] == 0.0
+        cw[at(base, APPROACH, j)] = max(-vn, 0.0) if fresh else cw[at(base, APPROACH, j)]
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, N, j), cw[at(base, LAM_N, j)],
                                    jac(cw, base, j, 0, 2), jac(cw, base, j, 0, 3))
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, T1, j), cw[at(base, LAM_T1, j)],
@@ -168,20 +176,20 @@ def warm_start(contacts, bodies):
 @njit(cache=True)
 def normal_row(cw, base, j):
     """The fields of lane ``j``'s point that its normal constraint reads: n, ra×n, rb×n, Ia⁻¹(ra×n),
-    Ib⁻¹(rb×n), the effective mass, s₀, the accumulated and largest normal impulses, the approach
-    speed."""
+    Ib⁻¹(rb×n), the effective mass, s₀, the accumulated and largest normal impulses."""
     return (get3(cw, base, N, j), jac(cw, base, j, 0, 0), jac(cw, base, j, 0, 1), jac(cw, base, j, 0, 2),
             jac(cw, base, j, 0, 3), cw[at(base, MASS_N, j)], cw[at(base, SEP0, j)], cw[at(base, LAM_N, j)],
-            cw[at(base, LAM_MAX, j)], cw[at(base, APPROACH, j)])
+            cw[at(base, LAM_MAX, j)])
 
 
 @njit(cache=True)
 def normal_update(row, va, wa, vb, wb, ima, imb, dx, dra, drb, coefficients):
     """Non-penetration of one point (see ``solve_contacts``), from its ``normal_row``, its bodies'
     velocities, inverse masses and displacements since the step began, and the pass's
-    ``NormalCoefficients``. Returns the new velocities and the new
-    accumulated normal impulse, largest normal impulse and approach speed."""
-    n, ran, rbn, ian, ibn, mass, sep0, old, lam_max, approach = row
+    ``NormalCoefficients``. Returns the new velocities and the new accumulated and largest normal
+    impulses (the approach speed at impact, for restitution, is recorded at the start of the sub-step by
+    ``warm_start_lanes``)."""
+    n, ran, rbn, ian, ibn, mass, sep0, old, lam_max = row
     inv_h, bias_rate, mass_scale, impulse_scale = (coefficients.inv_h, coefficients.bias_rate,
                                                    coefficients.mass_scale, coefficients.impulse_scale)
     max_push, linear_slop = coefficients.max_push, coefficients.linear_slop
@@ -193,17 +201,15 @@ def normal_update(row, va, wa, vb, wb, ima, imb, dx, dra, drb, coefficients):
     ms = 1.0 if speculative else mass_scale
     isc = 0.0 if speculative else impulse_scale
     new = max(old - mass * ms * (vn + bias) - isc * old, 0.0)
-    # the approach speed at the moment of impact, for restitution
-    approach = max(-vn, 0.0) if (new > 0.0) & (lam_max == 0.0) else approach
     va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, ian, ibn)
-    return va, wa, vb, wb, new, max(lam_max, new), approach
+    return va, wa, vb, wb, new, max(lam_max, new)
 
 
 @njit(cache=True)
-def store_normal(cw, base, j, new, lam_max, approach):
+def store_normal(cw, base, j, new, lam_max):
+    """Store lane ``j``'s new accumulated and largest normal impulses."""
     cw[at(base, LAM_N, j)] = new
     cw[at(base, LAM_MAX, j)] = lam_max
-    cw[at(base, APPROACH, j)] = approach
 
 
 @njit(cache=True, error_model="numpy")
@@ -242,10 +248,10 @@ def normal_lanes(nl, cw, base, V, D, coefficients):
     instructions like ``friction_lanes``."""
     for j in range(nl):
         va, wa, vb, wb, ima, imb = lane_state(V, j)
-        va, wa, vb, wb, new, lam_max, approach = normal_update(
+        va, wa, vb, wb, new, lam_max = normal_update(
             normal_row(cw, base, j), va, wa, vb, wb, ima, imb, get3(D, 0, DX, j), get3(D, 0, DRA, j),
             get3(D, 0, DRB, j), coefficients)
-        store_normal(cw, base, j, new, lam_max, approach)
+        store_normal(cw, base, j, new, lam_max)
         set_lane_velocities(V, j, va, wa, vb, wb)
 
 
@@ -292,54 +298,6 @@ def solve_contacts(contacts, bodies, coefficients):
 
 
 @njit(cache=True)
-def record_speeds(bodies):
-    """``bodies.speed[i]`` = |v| + |ω|·r of each moving body: how fast any point of it moves, before
-    contacts."""
-    n, moving, vel, angvel, radius, speed = (bodies.n, bodies.moving, bodies.vel, bodies.angvel,
-                                             bodies.radius, bodies.speed)
-    for i in range(n):
-        if moving[i]:
-            speed[i] = length(load3(vel, i)) + length(load3(angvel, i)) * radius[i]
-        else:
-            speed[i] = 0.0
-
-
-@njit(cache=True)
-def cap_contact_speeds(bodies, c, pts, max_push):
-    """Bound the speed that contacts leave a body with in this step: ``max_push`` more than the fastest
-    of its own and its contact neighbours' speeds at the start of the step (``speed``). Without
-    restitution (applied later, outside this bound) an impact can only share speed out, never make more.
-
-    Sequential impulses push each overlap apart at up to ``max_push``, but through a chain of deep
-    overlaps (bodies spawned inside each other) those pushes add up body after body; this cap, like
-    PhysX's maximum depenetration velocity, keeps such a pile from exploding. Ordinary impacts and
-    resting contacts never reach it. Returns the number of bodies capped."""
-    n, moving, vel, angvel, radius = bodies.n, bodies.moving, bodies.vel, bodies.angvel, bodies.radius
-    speed, scratch = bodies.speed, bodies.scratch
-    cb = pts.bodies
-    for i in range(n):
-        scratch[i] = 0.0
-    for k in range(c):
-        a = cb[k, 0]
-        b = cb[k, 1]
-        scratch[a] = max(scratch[a], speed[b])
-        scratch[b] = max(scratch[b], speed[a])
-    capped = 0
-    for i in range(n):
-        if not moving[i]:
-            continue
-        bound = max_push + max(speed[i], scratch[i])
-        v = length(load3(vel, i))
-        w = length(load3(angvel, i)) * radius[i]
-        if v + w > bound:
-            f = bound / (v + w)
-            store3(vel, i, scale(load3(vel, i), f))
-            store3(angvel, i, scale(load3(angvel, i), f))
-            capped += 1
-    return capped
-
-
-@njit(cache=True)
 def store_impulses(m, contacts, out_impulse, keep, nbodies):
     """Copy the accumulated impulses out: per manifold point into ``out_impulse`` (for drawing and
     events), and into the persistence arrays that next step's ``prepare_contacts`` matches against
@@ -373,12 +331,19 @@ def store_impulses(m, contacts, out_impulse, keep, nbodies):
 
 
 @njit(cache=True)
-def reset_impulses(contacts):
+def reset_impulses(contacts, bodies):
     """Zero the accumulated impulses of every point: the cold start that takes the warm start's place
-    when ``world.warm_starting`` is off (each sub-step then solves from nothing)."""
-    cidx, cw = contacts.pts.row, contacts.pts.cw
+    when ``world.warm_starting`` is off (each sub-step then solves from nothing). Records the approach
+    speed of the points not yet struck, as the warm start does."""
+    cidx, cw, cb = contacts.pts.row, contacts.pts.cw, contacts.pts.bodies
+    vel, angvel = bodies.vel, bodies.angvel
     for k in range(contacts.points):
         c = cidx[k]
+        if cw[at(c, LAM_MAX, 0)] == 0.0:
+            a, b = cb[k, 0], cb[k, 1]
+            vn = (dot(sub(load3(vel, b), load3(vel, a)), get3(cw, c, N, 0))
+                  + dot(load3(angvel, b), jac(cw, c, 0, 0, 1)) - dot(load3(angvel, a), jac(cw, c, 0, 0, 0)))
+            cw[at(c, APPROACH, 0)] = max(-vn, 0.0)
         cw[at(c, LAM_N, 0)] = 0.0
         cw[at(c, LAM_T1, 0)] = 0.0
         cw[at(c, LAM_T2, 0)] = 0.0

@@ -60,6 +60,9 @@ def solve_point(k, contacts, bodies, coefficients, warm):
     ran, rbn = cross(ra, n), cross(rb, n)
     rat1, rbt1, rat2, rbt2 = cross(ra, t1), cross(rb, t1), cross(ra, t2), cross(rb, t2)
     if warm:  # the impulses of the last sub-step, along n, t1 and t2 in turn
+        if cw[at(c, LAM_MAX, 0)] == 0.0:  # not yet struck: the approach speed, before anything pushes
+            vn = dot(sub(vb, va), n) + dot(wb, rbn) - dot(wa, ran)
+            cw[at(c, APPROACH, 0)] = max(-vn, 0.0)
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, cw[at(c, LAM_N, 0)], mat_vec(ia, ran),
                                    mat_vec(ib, rbn))
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, cw[at(c, LAM_T1, 0)], mat_vec(ia, rat1),
@@ -99,8 +102,6 @@ def solve_point(k, contacts, bodies, coefficients, warm):
         old = cw[at(c, LAM_N, 0)]
         k_n = effective_mass(ima, imb, ia, ib, ra, rb, n)
         new = max(old - k_n * mass_scale * (vn + bias) - impulse_scale * old, 0.0)  # λ only pushes
-        if new > 0.0 and cw[at(c, LAM_MAX, 0)] == 0.0:
-            cw[at(c, APPROACH, 0)] = max(-vn, 0.0)  # the approach speed at impact, for restitution
         cw[at(c, LAM_N, 0)] = new
         cw[at(c, LAM_MAX, 0)] = max(cw[at(c, LAM_MAX, 0)], new)
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, mat_vec(ia, ran), mat_vec(ib, rbn))

@@ -76,6 +76,8 @@ def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask
     wide = 0
     off = 0
     prev = -1
+    shared = STRIDE  # overflow blocks placed in the current shared region
+    region = 0
     for s in range(total):
         i = order[s]
         c = color[i]
@@ -83,8 +85,22 @@ def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask
             blk_start[nb] = s
             blk_lanes[nb] = 0
             blk_slots[nb] = m_npoints[i]
-            blk_off[nb] = off
-            off += m_npoints[i] * NF * STRIDE
+            if c == COLORS:
+                # An overflow block has one lane, so it uses one float of each row of STRIDE: STRIDE of
+                # them share one region, each shifted by one float (lane 0 of block r sits where lane r
+                # of a full block would). Given a region each, a pile where every body touches hundreds
+                # of others (nearly all manifolds in the overflow) took STRIDE times the memory: 72 kB
+                # per manifold, 16 GB for 1000 bodies spawned at one point. The region is sized for its
+                # first block, the one with the most points (point counts descend within a colour).
+                if shared == STRIDE:
+                    shared = 0
+                    region = off
+                    off += m_npoints[i] * NF * STRIDE
+                blk_off[nb] = region + shared
+                shared += 1
+            else:
+                blk_off[nb] = off
+                off += m_npoints[i] * NF * STRIDE
             nb += 1
             prev = c
             if c < COLORS:

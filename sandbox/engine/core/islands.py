@@ -37,8 +37,10 @@ def update_sleep(n, alive, static, awake, vel, angvel, radius, sleep_time, m, mb
                  m_depth, nj, jb, dt, lin_threshold, ang_threshold, time_to_sleep, island, island_min):
     """Advance every awake dynamic body's rest timer, group bodies into islands, and put to sleep each
     island whose bodies have all rested for ``time_to_sleep`` seconds; an island that touches an awake
-    body stays awake with it. A body rests while its speed is under ``lin_threshold`` and its rim speed
-    |ω|·radius under ``ang_threshold``. Writes each body's island root into ``island`` (−1 for static).
+    body stays awake with it. Islands are joined through every manifold with points (touching or
+    speculative), the same rule by which ``wake_touched`` wakes them. A body rests while its speed is
+    under ``lin_threshold`` and its rim speed |ω|·radius under ``ang_threshold``. Writes each body's
+    island root into ``island`` (−1 for static).
     Returns the number of bodies put to sleep."""
     parent = island
     for i in range(n):
@@ -57,11 +59,11 @@ def update_sleep(n, alive, static, awake, vel, angvel, radius, sleep_time, m, mb
         b = mb_b[k]
         if static[a] or static[b]:
             continue
-        touching = False
-        for p in range(m_npoints[k]):
-            if m_depth[k, p] > -0.005:
-                touching = True
-        if touching:
+        # every manifold joins its bodies, speculative ones included: ``wake_touched`` wakes a sleeping
+        # island through any manifold (an approaching body must wake what it is about to hit), so an
+        # island must also take in every body it has a manifold with; with a stricter rule here (only
+        # points closer than 5 mm) two islands a centimetre apart woke each other, step after step
+        if m_npoints[k] > 0:
             union(parent, a, b)
     for j in range(nj):
         a = jb[j, 0]

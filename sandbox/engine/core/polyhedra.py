@@ -57,7 +57,11 @@ from .vecmath import (
 )
 
 REL_TOL = 0.98
-"""An edge axis wins only if its separation beats ``REL_TOL * best_face + ABS_TOL`` (Box2D's bias)."""
+"""An edge axis wins only if its separation beats the best face's by ``(1 − REL_TOL)·|best_face| + ABS_TOL``
+(Box2D's bias towards faces). Written with ``|best_face|`` so that the bias favours the face for positive
+(speculative) separations too: Box2D's ``REL_TOL * best_face`` is below ``best_face`` once it is positive,
+and an edge axis that equals a face axis (every edge pair of two axis-aligned boxes) then won, collapsing
+a face manifold to one edge point."""
 ABS_TOL = 0.001
 PARALLEL_TOL = 1e-6
 """Edge pairs whose directions' cross product is shorter than this (relative) are treated as parallel:
@@ -407,7 +411,7 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
 
     use_b = sep_b > sep_a
     sep_face = sep_b if use_b else sep_a
-    if edge_i >= 0 and sep_e > REL_TOL * sep_face + ABS_TOL:
+    if edge_i >= 0 and sep_e > sep_face + (1.0 - REL_TOL) * abs(sep_face) + ABS_TOL:
         axis = cross(ea[edge_i], eb[edge_j])
         axis = scale(axis, 1.0 / length(axis))
         if dot(axis, t) < 0.0:
@@ -619,7 +623,7 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
 
     use_b = sep_b > sep_a
     sep_face = sep_b if use_b else sep_a
-    if best_ea >= 0 and sep_e > REL_TOL * sep_face + ABS_TOL:
+    if best_ea >= 0 and sep_e > sep_face + (1.0 - REL_TOL) * abs(sep_face) + ABS_TOL:
         return _edge_contact(load3(vert_a, edges_a[best_ea, 0]), load3(vert_a, edges_a[best_ea, 1]),
                              load3(vb, edges_b[best_eb, 0] - vb0), load3(vb, edges_b[best_eb, 1] - vb0),
                              best_axis, pa, qa, normal, pts_a, pts_b, depths)

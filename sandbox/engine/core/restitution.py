@@ -21,6 +21,8 @@ RULE_MIN = 1
 RULE_MAX = 2
 RULE_AVERAGE = 3
 
+RESTITUTION_PASSES = 4  # Gauss–Seidel passes of ``apply_restitution``
+
 
 @njit(cache=True)
 def combine_restitution(ea, eb, rule):
@@ -41,32 +43,35 @@ def apply_restitution(c, pts, bodies, threshold):
     impact; the total normal impulse stays ≥ 0."""
     cb, cidx, cw = pts.bodies, pts.row, pts.cw
     vel, angvel, inv_mass, moving = bodies.vel, bodies.angvel, bodies.inv_mass, bodies.moving
-    for k in range(c):
-        a = cb[k, 0]
-        b = cb[k, 1]
-        i = cidx[k]
-        e = cw[at(i, E, 0)]
-        if e == 0.0 or cw[at(i, LAM_MAX, 0)] == 0.0:
-            continue
-        approach = max(cw[at(i, APPROACH, 0)], -cw[at(i, VN0, 0)])
-        if approach < threshold:
-            continue
-        n = get3(cw, i, N, 0)
-        va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
-        vn = dot(sub(vb, va), n) + dot(wb, jac(cw, i, 0, 0, 1)) - dot(wa, jac(cw, i, 0, 0, 0))
-        old = cw[at(i, LAM_N, 0)]
-        # the impulse that takes vn to e·approach (the seed's j = −(1 + e)·v_rel·K, counted from the
-        # velocity the sub-steps left, which already had the approach removed)
-        new = max(old - cw[at(i, MASS_N, 0)] * (vn - e * approach), 0.0)
-        cw[at(i, LAM_N, 0)] = new
-        cw[at(i, LAM_MAX, 0)] = max(cw[at(i, LAM_MAX, 0)], new)
-        ima = inv_mass[a] if moving[a] else 0.0
-        imb = inv_mass[b] if moving[b] else 0.0
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, jac(cw, i, 0, 0, 2),
-                                   jac(cw, i, 0, 0, 3))
-        if moving[a]:
-            store3(vel, a, va)
-            store3(angvel, a, wa)
-        if moving[b]:
-            store3(vel, b, vb)
-            store3(angvel, b, wb)
+    # a few Gauss–Seidel passes, not one: after one pass over a face's points the first ones solved have
+    # their target and the body a spin, which the later passes take out again
+    for _ in range(RESTITUTION_PASSES):
+        for k in range(c):
+            a = cb[k, 0]
+            b = cb[k, 1]
+            i = cidx[k]
+            e = cw[at(i, E, 0)]
+            if e == 0.0 or cw[at(i, LAM_MAX, 0)] == 0.0:
+                continue
+            approach = max(cw[at(i, APPROACH, 0)], -cw[at(i, VN0, 0)])
+            if approach < threshold:
+                continue
+            n = get3(cw, i, N, 0)
+            va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
+            vn = dot(sub(vb, va), n) + dot(wb, jac(cw, i, 0, 0, 1)) - dot(wa, jac(cw, i, 0, 0, 0))
+            old = cw[at(i, LAM_N, 0)]
+            # the impulse that takes vn to e·approach (the seed's j = −(1 + e)·v_rel·K, counted from the
+            # velocity the sub-steps left, which already had the approach removed)
+            new = max(old - cw[at(i, MASS_N, 0)] * (vn - e * approach), 0.0)
+            cw[at(i, LAM_N, 0)] = new
+            cw[at(i, LAM_MAX, 0)] = max(cw[at(i, LAM_MAX, 0)], new)
+            ima = inv_mass[a] if moving[a] else 0.0
+            imb = inv_mass[b] if moving[b] else 0.0
+            va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, jac(cw, i, 0, 0, 2),
+                                       jac(cw, i, 0, 0, 3))
+            if moving[a]:
+                store3(vel, a, va)
+                store3(angvel, a, wa)
+            if moving[b]:
+                store3(vel, b, vb)
+                store3(angvel, b, wb)

@@ -499,7 +499,8 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
     Separated cores: GJK closest points (Gilbert, Johnson & Keerthi 1988), one contact at depth
     ``r - distance``. Crossing cores: the penetration axis of ``_penetration_axis`` (exact for a
     segment, so that moving the capsule by the depth along the normal just separates the shapes), one
-    contact at the lower end of the core (a face) or where the core passes under the edge. When the
+    contact at the lower end of the core (a face) or where the core passes under the edge. Shapes apart
+    also get a speculative point under each end of the core within ``margin`` (up to 3 points). When the
     normal is a face's and the core lies parallel to it, two contacts from ``_face_pair`` instead, so
     that a capsule lying on a face rests there stably. The normal points from the polyhedron to the
     segment, reversed when ``flip`` (the segment is shape A)."""
@@ -549,7 +550,32 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
     put3(normal, neg(wn) if flip else wn)
     _write_point(0, add(pp, quat_rotate(qp, on_poly)), add(pp, quat_rotate(qp, on_cap)),
                  dot(sub(on_poly, on_cap), n), out_a, out_b, depths)
-    return 1
+    k = 1
+    if dist > r:
+        # Apart (a speculative contact): a full speculative manifold, not just the closest point. The
+        # plane through ``on_poly`` with normal n separates the shapes (n is the closest points'
+        # direction), and the capsule is the hull of its two end spheres, so a point under each end
+        # keeps the whole capsule on its side of that plane (Catto, "Continuous Collision", GDC 2013:
+        # speculative contacts). With the closest point alone, a fast tilted capsule was stopped at one
+        # end, turned about it, and its other end swept through a thin wall. The point under an end is
+        # the end of the cylinder's lowest line (on the surface, r from the end across the axis); an end
+        # straight behind the other along n adds nothing. Its partner on the polyhedron is ``on_poly``
+        # (a surface point; the depth is measured along n).
+        axis = sub(s1, s0)
+        axis = scale(axis, 1.0 / math.sqrt(max(length_sq(axis), 1e-300)))
+        across = mad(n, axis, -dot(n, axis))
+        across_len = math.sqrt(length_sq(across))
+        for i in range(2):
+            s = s0 if i == 0 else s1
+            if length_sq(sub(s, on_seg)) <= 1e-12 or across_len < 1e-9:
+                continue
+            p = mad(s, across, -r / across_len)
+            sep = dot(n, sub(p, on_poly))
+            if sep <= margin:
+                _write_point(k, add(pp, quat_rotate(qp, on_poly)), add(pp, quat_rotate(qp, p)), -sep, out_a,
+                             out_b, depths)
+                k += 1
+    return k
 
 
 @njit(cache=True)

@@ -3,9 +3,10 @@ kernel (one call per step instead of dozens, which matters for small scenes).
 
 The order within a sub-step is Box2D v3's "soft step" (see ``contact_solver.py``): integrate velocities;
 warm start; solve (with the soft position bias); integrate positions; relax (solve without bias); then
-bound the speeds that contacts leave. Restitution comes after the last sub-step. Joints and mouse grabs
-are solved in the same passes, before the contacts. The projection and penalty methods take the same
-loop, with their own contact treatment in place of the impulse solver. Each stage's time is added to its
+bound the speed at which deep overlaps come apart (``depenetration.py``). Restitution comes after the
+last sub-step. Joints and mouse grabs are solved in the same passes, before the contacts. The projection
+and penalty methods take the same loop, with their own contact treatment in place of the impulse
+solver. Each stage's time is added to its
 row of ``times`` (``records.SUBSTEP_STAGES``), which ``World.timings`` reports.
 """
 
@@ -16,14 +17,8 @@ import time
 from numba import njit, objmode
 
 from . import contact_solver_reference as reference
-from .contact_solver import (
-    cap_contact_speeds,
-    normal_coefficients,
-    record_speeds,
-    reset_impulses,
-    solve_contacts,
-    warm_start,
-)
+from .contact_solver import normal_coefficients, reset_impulses, solve_contacts, warm_start
+from .depenetration import limit_separation, record_speeds
 from .grab import solve_grabs
 from .integrate import integrate_positions, integrate_velocities
 from .joints import solve_distance_joints
@@ -118,7 +113,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times):
                     solve_distance_joints(joints, bodies, h, True, settings.joint_hertz,
                                           settings.joint_damping_ratio, True)
             else:
-                reset_impulses(contacts)
+                reset_impulses(contacts, bodies)
             t2 = clock()
             times[T_WARM_START] += t2 - t1
             for _ in range(max(base + (sub < extra), 1)):
@@ -141,7 +136,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times):
             contact_pass(contacts, bodies, relax, False, all_reference)
         elif mode == PROJECTION:
             project_contacts(contacts.points, contacts.pts, bodies)
-        cap_contact_speeds(bodies, contacts.points, contacts.pts, settings.max_push_velocity)
+        limit_separation(bodies, contacts.points, contacts.pts, settings.max_push_velocity)
         times[T_RELAX] += clock() - t4
     if mode == IMPULSE:
         t5 = clock()

@@ -1,0 +1,186 @@
+"""Issue 9, the physics part: each test reproduces one reported defect (flat landings that spin, fast
+bodies that pass through walls, piles that never sleep, momentum lost in impacts, piles spawned at one
+point that explode) and fails without its fix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sandbox import scenes
+from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
+
+DT = 1.0 / 60.0
+CUBE = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+TETRA = np.array([[0.3, 0.3, 0.3], [0.3, -0.3, -0.3], [-0.3, 0.3, -0.3], [-0.3, -0.3, 0.3]])
+
+
+@pytest.mark.parametrize("shape", [Box((0.5, 0.5, 0.5)), ConvexHull(CUBE)], ids=["box", "hull"])
+def test_box_dropped_flat_bounces_to_e_squared_h_without_tilting(shape):
+    w = World()
+    w.sleeping = False
+    scenes.ground(w, restitution=1.0)
+    e, h = 0.6, 2.0
+    body = w.add_body(shape, position=(0, h + 0.5, 0), restitution=e)
+    apex, bounced, tilt = 0.0, False, 0.0
+    for _ in range(150):
+        w.step(DT)
+        vy = float(body.linear_velocity[1])
+        if vy > 0:
+            bounced = True
+        if bounced:
+            apex = max(apex, float(body.position[1]) - 0.5)
+            tilt = max(tilt, float(np.hypot(body.angular_velocity[0], body.angular_velocity[2])))
+            if vy < 0:
+                break
+    assert abs(apex / (e * e * h) - 1.0) < 0.03
+    assert tilt < 0.05
+
+
+def run_sleep(world: World, steps: int) -> None:
+    for _ in range(steps):
+        world.step(DT)
+
+
+def test_two_boxes_a_centimetre_apart_both_fall_asleep():
+    # A rests from the start and falls asleep first; B lands beside it later, 1 cm away: within the
+    # speculative margin, so B's contact used to wake A (and A's then B) for ever
+    w = World()
+    scenes.ground(w)
+    a = w.add_body(Box((0.5, 0.5, 0.5)), position=(0, 0.5, 0))
+    b = w.add_body(Box((0.5, 0.5, 0.5)), position=(1.01, 1.5, 0))
+    run_sleep(w, 240)
+    assert not a.awake and not b.awake
+
+
+def test_waking_one_body_before_the_first_step_wakes_only_it():
+    w = World()
+    scenes.ground(w)
+    bodies = [w.add_body(Sphere(0.5), position=(3.0 * k, 0.5, 0)) for k in range(4)]
+    for b in bodies:
+        b.awake = False
+    bodies[0].awake = True
+    assert [b.awake for b in bodies] == [True, False, False, False]
+
+
+def test_impacts_between_free_hulls_conserve_momentum():
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for _ in range(24):
+        w = World()
+        w.gravity = (0, 0, 0)
+        w.linear_damping = w.angular_damping = 0.0
+        qa, qb = (q / np.linalg.norm(q) for q in rng.normal(size=(2, 4)))
+        off = rng.uniform(-0.3, 0.3, 2)
+        w.add_body(ConvexHull(rng.normal(size=(10, 3)) * 0.4), position=(-1.2, off[0], 0), orientation=qa,
+                   mass=1.0, velocity=(2, 0, 0))
+        w.add_body(ConvexHull(rng.normal(size=(10, 3)) * 0.4), position=(1.2, 0, off[1]), orientation=qb,
+                   mass=2.0, velocity=(-2, 0, 0))
+        p0 = w.momentum()
+        for _ in range(45):
+            w.step(DT)
+        worst = max(worst, float(np.linalg.norm(w.momentum() - p0)))
+    assert worst < 1e-9
+
+
+def test_gas_of_mixed_shapes_conserves_momentum():
+    rng = np.random.default_rng(2)
+    w = World()
+    w.gravity = (0, 0, 0)
+    w.linear_damping = w.angular_damping = 0.0
+    shapes = [Sphere(0.3), Box((0.3, 0.25, 0.2)), Capsule(0.2, 0.3),
+              ConvexHull(rng.normal(size=(10, 3)) * 0.25)]
+    grid = scenes.grid_positions(64, 4, 1.5, 0.0, 0.0)
+    for k, p in enumerate(grid):
+        w.add_body(shapes[k % 4], position=p, velocity=rng.normal(size=3) * 3, mass=1.0 + k % 3)
+    p0 = w.momentum()
+    for _ in range(120):
+        w.step(DT)
+    assert np.linalg.norm(w.momentum() - p0) < 1e-9
+
+
+def test_pile_spawned_at_one_point_separates_gently():
+    w = World()
+    scenes.ground(w)
+    for k in range(150):
+        w.add_body(Sphere(0.3) if k % 2 else Box((0.3, 0.3, 0.3)), position=(0.0, 3.0, 0.0))
+    fastest = 0.0
+    for _ in range(150):
+        w.step(DT)
+        d = w.data
+        fastest = max(fastest, float(np.linalg.norm(d.vel[1:d.n], axis=1).max()))
+    d = w.data
+    assert fastest < 15.0
+    assert (d.pos[1:d.n, 1] > 0.0).all()
+
+
+def axis_angle(axis, angle):
+    a = np.asarray(axis, float) / np.linalg.norm(axis)
+    return tuple(np.append(a * np.sin(angle / 2), np.cos(angle / 2)))
+
+
+PROJECTILES = {
+    "sphere": Sphere(0.05),
+    "box": Box((0.05, 0.05, 0.05)),
+    "big-box": Box((0.5, 0.5, 0.5)),
+    "capsule": Capsule(0.05, 0.2),
+    "hull": ConvexHull(TETRA * 0.5),
+}
+ORIENTATIONS = {"upright": (0.0, 0.0, 0.0, 1.0), "tilted": axis_angle((1, 2, 3), 0.9),
+                "edge-on": axis_angle((0, 0, 1), np.pi / 4)}
+
+
+@pytest.mark.parametrize("speed", [100.0, 500.0])
+@pytest.mark.parametrize("orientation", ORIENTATIONS)
+@pytest.mark.parametrize("name", PROJECTILES)
+def test_ccd_stops_every_shape_at_a_thin_static_wall(name, orientation, speed):
+    w = World()
+    w.gravity = (0, 0, 0)
+    w.add_body(Box((0.05, 2.0, 2.0)), position=(0, 0, 0), mass=0.0)
+    body = w.add_body(PROJECTILES[name], position=(-3.0, 0.1, 0.05), orientation=ORIENTATIONS[orientation],
+                      velocity=(speed, 0, 0), angular_velocity=(0, 3.0, 5.0))
+    for _ in range(20):
+        w.step(DT)
+        assert body.position[0] < 0.0
+
+
+@pytest.mark.parametrize("name", PROJECTILES)
+def test_ccd_stops_a_bullet_at_a_moving_wall(name):
+    w = World()
+    w.gravity = (0, 0, 0)
+    wall = w.add_body(Box((0.05, 2.0, 2.0)), position=(0, 0, 0), mass=100.0, velocity=(-50, 0, 0))
+    body = w.add_body(PROJECTILES[name], position=(-6.0, 0.1, 0.05), orientation=ORIENTATIONS["tilted"],
+                      velocity=(300.0, 0, 0))
+    for _ in range(20):
+        w.step(DT)
+        assert body.position[0] < wall.position[0]
+
+
+@pytest.mark.parametrize("name", PROJECTILES)
+def test_without_ccd_a_fast_bullet_still_tunnels(name):
+    w = World()
+    w.ccd = False
+    w.gravity = (0, 0, 0)
+    w.add_body(Box((0.05, 2.0, 2.0)), position=(0, 0, 0), mass=0.0)
+    # whole-step positions -2.5 and +2.5: both more than a metre from the wall
+    body = w.add_body(PROJECTILES[name], position=(-2.5, 0.1, 0.05), velocity=(300.0, 0, 0))
+    for _ in range(3):
+        w.step(DT)
+    assert body.position[0] > 1.0
+
+
+def test_solver_memory_grows_linearly_with_contact_points():
+    # Bodies spawned at one point: every body touches every other, so nearly all manifolds go to the
+    # colouring's overflow, blocks of one lane. Each used to take whole rows of STRIDE floats (72 kB a
+    # manifold; 16 GB for 1000 bodies); now the wide array holds about NF floats a point.
+    from sandbox.engine.core.contact_rows import NF, STRIDE
+    from sandbox.engine.core.graph_color import COLORS
+
+    w = World()
+    scenes.ground(w)
+    for k in range(80):
+        w.add_body(Sphere(0.3) if k % 2 else Box((0.3, 0.3, 0.3)), position=(0.0, 3.0, 0.0))
+    w.step(DT)
+    points = w.contacts.point_count()
+    assert points > 3000
+    assert len(w._solver.cw) <= 2 * (NF * points + COLORS * 4 * NF * STRIDE)
