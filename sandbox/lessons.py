@@ -199,6 +199,7 @@ def ball_labels(balls: Sequence[Body], texts: Sequence[str], lift: float = 0.8) 
 
 
 def check_showcase(world: World, bodies: Sequence[Body]) -> str:
+    """Run 4 s: every body settles with overlaps under 2 cm."""
     run(world, 240)
     depth = max_depth(world)
     return verdict(finite(world) and depth < 0.02,
@@ -206,6 +207,7 @@ def check_showcase(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_empty(world: World, bodies: Sequence[Body]) -> str:
+    """A ray cast straight down meets the static ground's top face at y = 0; no dynamic bodies."""
     hit = world.raycast((1.0, 10.0, 2.0), (0.0, -1.0, 0.0))
     y = float(hit.point[1]) if hit else float("nan")
     return verdict(hit is not None and abs(y) < 1e-6 and not bodies,
@@ -213,12 +215,14 @@ def check_empty(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_pile(world: World, bodies: Sequence[Body]) -> str:
+    """Run 5 s: no body's centre sinks more than 1 cm below 0.5 m (S1's ground penetration bar)."""
     run(world, 300)
     pen = max(max(0.0, 0.5 - float(b.position[1])) for b in bodies)
     return verdict(finite(world) and pen < 0.01, f"ground penetration {pen * 1000:.1f} mm (bar: 10 mm)")
 
 
 def check_pyramid(world: World, bodies: Sequence[Body]) -> str:
+    """Run 5 s: no cube drifts more than 2 cm from its start (S2's bar)."""
     start = np.array([b.position for b in bodies])
     run(world, 300)
     drift = float(np.linalg.norm(np.array([b.position for b in bodies]) - start, axis=1).max())
@@ -227,6 +231,7 @@ def check_pyramid(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_spheres(world: World, bodies: Sequence[Body]) -> str:
+    """Run 5 s: no two spheres overlap by 1 cm or more, and none leaves the 10 × 10 m box (S3)."""
     run(world, 300)
     p = np.array([b.position for b in bodies])
     r = bodies[0].shape.radius
@@ -242,6 +247,7 @@ def check_spheres(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_bullet(world: World, bodies: Sequence[Body]) -> str:
+    """Run 1 s: with CCD the bullet stops at the wall; without it, it passes through (S4)."""
     ball = bodies[0]
     run(world, 60)
     passed = float(ball.position[0]) > 0.1
@@ -253,6 +259,7 @@ def check_bullet(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_bounce(world: World, bodies: Sequence[Body]) -> str:
+    """The first rebound of the bottom of the ball against e²·h, e under the world's rule (S5)."""
     ball = bodies[0]
     e = pair_restitution(world, ball.restitution, 0.8)
     h = 2.0
@@ -269,6 +276,7 @@ def bounce_row_expected(world: World, bodies: Sequence[Body]) -> list[float]:
 
 
 def check_bounce_row(world: World, bodies: Sequence[Body]) -> str:
+    """Each ball's first rebound against e²·h (within 3 % or 1 cm), e = rule(e_ball, 1)."""
     want = bounce_row_expected(world, bodies)
     got = first_apexes(world, bodies, 0.4, [0.0] * len(bodies), 240)
     ok = all(abs(g - w) <= max(0.03 * w, 0.01) for g, w in zip(got, want, strict=True))
@@ -277,6 +285,8 @@ def check_bounce_row(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_cradle(world: World, bodies: Sequence[Body]) -> str:
+    """Run 1.5 s: the last ball leaves with at least 95 % of the first one's speed, the middle ones stay
+    nearly still."""
     first = last = 0.0
     middle = 0.0
     for _ in range(90):
@@ -297,6 +307,8 @@ def incline_expected(world: World, mu_box: float) -> float:
 
 
 def check_incline(world: World, bodies: Sequence[Body]) -> str:
+    """Each box's acceleration down the ramp between 0.5 s and 1.5 s against g(sin θ − μ cos θ) (3 %), or
+    below 0.02 m/s² where μ ≥ tan θ."""
     _, _, down = scenes.ramp_frame(scenes.RAMP_ANGLE)
     run(world, 30)
     v0 = [float(b.linear_velocity @ down) for b in bodies]
@@ -312,6 +324,7 @@ def check_incline(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_dominoes(world: World, bodies: Sequence[Body]) -> str:
+    """Run up to 8 s: the last domino falls (tilts past 45°)."""
     for step in range(1, 481):
         world.step(DT)
         if tilt_deg(bodies[-1]) > 45.0:
@@ -321,6 +334,7 @@ def check_dominoes(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_tennis_racket(world: World, bodies: Sequence[Body]) -> str:
+    """Run 10 s: the intermediate axis turns over, kinetic energy kept within 1 %."""
     b = bodies[0]
     e0 = world.kinetic_energy()
     axis0 = scenes.rotation_matrix(b.orientation)[:, 1]
@@ -337,6 +351,7 @@ def check_tennis_racket(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_sphere_sphere(world: World, bodies: Sequence[Body]) -> str:
+    """Head-on: velocities swapped; glancing: the balls leave 90° apart; energy kept."""
     v = float(np.linalg.norm(bodies[0].linear_velocity))
     run(world, 90)
     mover, target, g_mover, g_target = (b.linear_velocity for b in bodies)
@@ -351,6 +366,8 @@ def check_sphere_sphere(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_sphere_box(world: World, bodies: Sequence[Body]) -> str:
+    """The locked box keeps its orientation (an AABB), the free one spins (an OBB); each lane keeps its
+    momentum."""
     p0 = [bodies[0].linear_velocity * bodies[0].mass + bodies[1].linear_velocity * bodies[1].mass,
           bodies[2].linear_velocity * bodies[2].mass + bodies[3].linear_velocity * bodies[3].mass]
     run(world, 60)
@@ -367,6 +384,7 @@ def check_sphere_box(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_box_box(world: World, bodies: Sequence[Body]) -> str:
+    """Run 4 s: both boxes rest on their pedestals, no corner more than 1 cm below the top."""
     run(world, 240)
     parts = []
     ok = finite(world)
@@ -379,6 +397,7 @@ def check_box_box(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_capsules(world: World, bodies: Sequence[Body]) -> str:
+    """Run 4 s: no overlap of 1 cm, the upright capsule has toppled, the crossed one lies on the other."""
     run(world, 240)
     depth = max_depth(world)
     toppled = tilt_deg(bodies[2])
@@ -390,6 +409,7 @@ def check_capsules(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_hulls(world: World, bodies: Sequence[Body]) -> str:
+    """Run 5 s: no hull vertex below the ground by 1 cm, no overlap of 1 cm, all at rest."""
     run(world, 300)
     # hull vertices are kept relative to the centre of mass, not to the body's position
     low = min(float((b.center_of_mass + b.shape.vertices @ scenes.rotation_matrix(b.orientation).T)[:, 1]
@@ -416,6 +436,7 @@ def broadphase_pairs(world: World, method: str) -> tuple[np.ndarray, float]:
 
 
 def check_broadphase(world: World, bodies: Sequence[Body]) -> str:
+    """After 0.75 s the four broad phases find exactly the same pairs; their times."""
     run(world, 45)
     n = world.data.n
     found = {m: broadphase_pairs(world, m) for m in ("brute", "sap", "grid", "octree")}
@@ -428,6 +449,7 @@ def check_broadphase(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_manifold(world: World, bodies: Sequence[Body]) -> str:
+    """The first step's manifolds under the cube on a face, an edge and a corner: 4, 2, 1 points."""
     world.step(DT)
     got = [ground_manifold_points(world, b) for b in bodies]
     return verdict(got == [4, 2, 1], f"points on a face, an edge, a corner: {got[0]}, {got[1]}, {got[2]} "
@@ -467,6 +489,7 @@ def restitution_expected(world: World) -> list[float]:
 
 
 def check_restitution(world: World, bodies: Sequence[Body]) -> str:
+    """Each ball's first rebound against e²·h (within 3 % or 1 cm), e under the world's rule."""
     want = restitution_expected(world)
     floors = [0.0] * len(scenes.RESTITUTION_BALLS) + [0.5]
     got = first_apexes(world, bodies, 0.3, floors, 200)
@@ -482,6 +505,7 @@ def head_on_expected(m1: float, m2: float, e: float, v: float) -> tuple[float, f
 
 
 def check_head_on(world: World, bodies: Sequence[Body]) -> str:
+    """Run 1.5 s: each lane's final velocities against the formula (2 % of the speed), momentum kept."""
     run(world, 90)
     ok = True
     parts = []
@@ -528,6 +552,7 @@ def tunnel_passes(world: World, speed: float) -> bool:
 
 
 def check_tunnelling(world: World, bodies: Sequence[Body]) -> str:
+    """Run 1.5 s: exactly the bullets that ``tunnel_passes`` predicts end behind the wall."""
     run(world, 90)
     passed = [float(b.position[0]) > scenes.TUNNEL_WALL for b in bodies]
     want = [tunnel_passes(world, v) for v in scenes.TUNNEL_SPEEDS]
@@ -571,6 +596,7 @@ def ray_entry(body: Body, origin: np.ndarray, direction: np.ndarray) -> float:
 
 
 def check_raycasts(world: World, bodies: Sequence[Body]) -> str:
+    """Rays straight down onto each shape hit it at the distance its formula gives; a ray upwards misses."""
     worst = 0.0
     down = np.array([0.0, -1.0, 0.0])
     for b in bodies:
@@ -587,6 +613,7 @@ def check_raycasts(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_events(world: World, bodies: Sequence[Body]) -> str:
+    """Run 4 s: each ball's first begin event comes within 1.5 steps of √(2h/g); begins and ends balance."""
     first: dict[int, float] = {}
     begins = ends = 0
     for _ in range(240):
@@ -605,6 +632,7 @@ def check_events(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_spinning_top(world: World, bodies: Sequence[Body]) -> str:
+    """Run 5 s: the spinning top stays near its 10° lean, the other one falls on its side."""
     run(world, 300)
     spun, still = tilt_deg(bodies[0]), tilt_deg(bodies[1])
     # lying on its side (rim and tip on the ground) the top's axis leans 90° − atan((0.4 − 0.032)/0.6) = 58°
@@ -619,17 +647,20 @@ def check_spinning_top(world: World, bodies: Sequence[Body]) -> str:
 
 
 def labels_bullet(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """The wall with the CCD setting, and the bullet's travel per step."""
     return [Label((0.05, 4.4, 0.0), f"wall 10 cm — CCD {'on' if world.ccd else 'off'}"),
             Label((-7.5, 2.6, 0.0), "300 m/s: 5 m per step")]
 
 
 def labels_bounce(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """The drop height and the predicted rebound height e²·h under the world's rule."""
     e = pair_restitution(world, bodies[0].restitution, 0.8)
     return [Label((1.2, 2.0 * e * e, 0.0), f"e²·h = {e:.2f}²·2 m = {2 * e * e:.2f} m"),
             Label((1.2, 2.0, 0.0), "h = 2 m")]
 
 
 def labels_bounce_row(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """Each ball's e, and its predicted rebound height e²·h above it."""
     want = bounce_row_expected(world, bodies)
     out = [Label((float(b.position[0]), w + 0.4, 0.6), f"e²·h = {w:.2f} m") for b, w in zip(bodies, want,
                                                                                             strict=True)]
@@ -637,10 +668,12 @@ def labels_bounce_row(world: World, bodies: Sequence[Body]) -> list[Label]:
 
 
 def labels_cradle(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """The released ball and the one that leaves."""
     return ball_labels([bodies[0], bodies[-1]], ["released", "leaves with the same speed"], lift=0.5)
 
 
 def labels_incline(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """The angle and tan θ; per box its effective μ, critical angle and predicted fate."""
     theta = scenes.RAMP_ANGLE
     out = [Label((-6.0, 3.0, 4.5), f"θ = {theta:g}°, tan θ = {math.tan(math.radians(theta)):.3f}")]
     for b in bodies:
@@ -653,6 +686,7 @@ def labels_incline(world: World, bodies: Sequence[Body]) -> list[Label]:
 
 
 def labels_head_on(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """Per lane the masses, the pair's e and the formula's final velocities."""
     out = []
     for k, (m1, m2, e1, e2) in enumerate(scenes.HEAD_ON_LANES):
         e = pair_restitution(world, e1, e2)
@@ -664,20 +698,24 @@ def labels_head_on(world: World, bodies: Sequence[Body]) -> list[Label]:
 
 
 def labels_sphere_sphere(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """What each lane shows."""
     return [Label((-3.0, 3.0, -2.0), "head-on: the balls swap velocities"),
             Label((-3.0, 3.0, 2.5), "glancing: they leave at 90°")]
 
 
 def labels_sphere_box(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """Which box is an AABB and which an OBB."""
     return [Label(tuple(bodies[0].position + (0.0, 1.0, 0.0)), "rotation locked: an AABB"),
             Label(tuple(bodies[2].position + (0.0, 1.0, 0.0)), "free: an OBB once it turns")]
 
 
 def labels_box_box(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """How many separating axes each pair needs."""
     return [Label((-2.0, 3.3, 0.0), "AABB: 3 axes"), Label((2.0, 3.3, 0.0), "OBB: 15 axes")]
 
 
 def labels_manifold(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """The number of contact points under each cube (after the first step)."""
     out = []
     for b, case in zip(bodies, scenes.MANIFOLD_CASES, strict=True):
         k = ground_manifold_points(world, b) if world.steps else "?"
@@ -686,11 +724,13 @@ def labels_manifold(world: World, bodies: Sequence[Body]) -> list[Label]:
 
 
 def labels_responses(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """The response method and the deepest overlap now."""
     return [Label((0.0, 4.0, 0.0), f"response: {world.response}"),
             Label((-3.0, 0.4 - max_depth(world), 0.8), f"deepest overlap {max_depth(world) * 1000:.1f} mm")]
 
 
 def labels_restitution(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """Each ball's material and pair e under the world's rule, and its e²·h mark."""
     want = restitution_expected(world)
     names = [f"{n}, e = {e:g}" for n, e in scenes.RESTITUTION_BALLS]
     e_pad = pair_restitution(world, 0.9, scenes.RESTITUTION_PAD)
@@ -703,6 +743,7 @@ def labels_restitution(world: World, bodies: Sequence[Body]) -> list[Label]:
 
 
 def labels_tunnelling(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """The CCD setting and each bullet's travel per step."""
     out = [Label((0.05, 4.3, 0.0), f"CCD {'on' if world.ccd else 'off'}")]
     out += [Label((-3.5, 2.3, float(b.position[2])), f"{v:g} m/s: {v * DT:.2f} m per step")
             for b, v in zip(bodies, scenes.TUNNEL_SPEEDS, strict=True)]
@@ -710,11 +751,13 @@ def labels_tunnelling(world: World, bodies: Sequence[Body]) -> list[Label]:
 
 
 def labels_stacking(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """The name of each structure."""
     return [Label((-6.0, 4.4, 0.0), "pyramid"), Label((-2.0, 2.8, 0.0), "brick wall"),
             Label((1.8, 1.9, 0.0), "1, 10, 100 kg"), Label((5.0, 2.9, 0.0), "card house")]
 
 
 def labels_raycasts(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """The hit distance of a ray cast straight down onto each shape."""
     out = []
     for b in bodies:
         hit = world.raycast(b.position + (0.0, 10.0, 0.0), (0.0, -1.0, 0.0))
@@ -724,12 +767,14 @@ def labels_raycasts(world: World, bodies: Sequence[Body]) -> list[Label]:
 
 
 def labels_events(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """Each ball's drop height and the time of its first touch, √(2h/g)."""
     return [Label((float(b.position[0]), h + 1.0, 0.0),
                   f"h = {h:g} m: first touch at {math.sqrt(2 * h / G):.2f} s")
             for b, h in zip(bodies, scenes.EVENT_HEIGHTS, strict=True)]
 
 
 def labels_spinning_top(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """Each top's lean now."""
     return [Label(tuple(bodies[0].position + (0.0, 0.9, 0.0)), f"spinning, leans {tilt_deg(bodies[0]):.0f}°"),
             Label(tuple(bodies[1].position + (0.0, 0.9, 0.0)),
                   f"not spinning, leans {tilt_deg(bodies[1]):.0f}°")]
@@ -825,7 +870,7 @@ LESSONS: tuple[Lesson, ...] = (
         try_this="Switch the broad phase between sweep-and-prune, grid and octree and watch the timings.",
         look_at="The pile in the container and the broad phase's time per step.",
         expect="The spheres settle into a layer with pair overlaps under 1 cm and none escaping.",
-        camera=Camera((0.0, 20.0, 17.0), (0.0, 2.0, 0.0)),
+        camera=Camera((0.0, 26.0, 4.0), (0.0, 0.0, -0.5)),  # above the 15 m walls, or they hide the spheres
         engine_refs=(CORE + "rounded.py: sphere_sphere", CORE + "broadphase.py: sap_pairs",
                      CORE + "broadphase.py: grid_pairs"),
         check=check_spheres,
@@ -1109,7 +1154,8 @@ LESSONS: tuple[Lesson, ...] = (
                 "cloth and slows it. (With the balls apart and struck one after another, as in the cradle, a "
                 "full hit would stop it dead.)",
         formula="Σ mᵢvᵢ after = m·v_cue before",
-        try_this="Try the product restitution rule (ball on ball 0.95² = 0.90).",
+        try_this="Try the min and max restitution rules: ball on ball stays 0.95 instead of 0.95² = 0.90, "
+                 "and the cushions give 0.7 or 0.95.",
         look_at="The spread of the pack and the cue ball after the hit.",
         expect="Momentum across the break kept within the cloth's friction (a few %); every ball stays on "
                "the table.",
@@ -1117,7 +1163,8 @@ LESSONS: tuple[Lesson, ...] = (
         engine_refs=(CORE + "impulse.py: apply_impulse_pair", CORE + "friction.py: combine_friction"),
         check=check_snooker,
         presets=(_preset("Restitution rule: product", restitution_rule="product"),
-                 _preset("Restitution rule: min", restitution_rule="min")),
+                 _preset("Restitution rule: min", restitution_rule="min"),
+                 _preset("Restitution rule: max", restitution_rule="max")),
     ),
     Lesson(
         name="tunnelling", title="Tunnelling and CCD",
@@ -1157,13 +1204,13 @@ LESSONS: tuple[Lesson, ...] = (
     ),
     Lesson(
         name="raycasts", title="Ray casts",
-        concept="A ray o + t·d hits a sphere where |o + t·d − c| = r (a quadratic in t), a box where it is "
-                "inside all three slabs, a convex hull where it has entered every face plane: t_enter is the "
-                "largest crossing of the planes it enters, t_exit the smallest of those it leaves, and it "
-                "hits if t_enter ≤ t_exit. The broad phase's structure skips the shapes the ray cannot "
-                "reach.",
-        formula="sphere: t = −b − √(b² − c) with b = d·(o − c), c = |o − c|² − r²; hull: max t_enter ≤ min "
-                "t_exit",
+        concept="A ray o + t·d (d a unit vector) hits a sphere of centre p where |o + t·d − p| = r (a "
+                "quadratic in t), a box where it is inside all three slabs, a convex hull where it has "
+                "entered every face plane: t_enter is the largest crossing of the planes it enters, t_exit "
+                "the smallest of those it leaves, and it hits if t_enter ≤ t_exit. The broad phase's "
+                "structure skips the shapes the ray cannot reach.",
+        formula="sphere: t = −b − √(b² − k), b = d·(o − p), k = |o − p|² − r²; "
+                "hull: max t_enter ≤ min t_exit",
         try_this="Cast rays with the mouse over the field.",
         look_at="The hit distance labelled above each shape.",
         expect="Rays straight down hit each shape's top at the distance the formula gives.",
@@ -1236,8 +1283,8 @@ def lesson_markdown(lesson: Lesson) -> str:
               "The scene's own check (run by `tests/test_lessons.py`) measures this against the formula.", "",
               "## Where the engine computes it", ""]
     lines += [f"- {engine_link(r)}" for r in lesson.engine_refs]
-    lines += ["", "## Screenshot", "", f"<!-- SCREENSHOT: {lesson.name} (to be added by the coordinator) -->",
-              ""]
+    lines += ["", "## Screenshot", "", "*Screenshot to come.*", "",
+              f"<!-- SCREENSHOT: {lesson.name} (to be added by the coordinator) -->", ""]
     return "\n".join(lines)
 
 

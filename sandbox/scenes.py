@@ -399,11 +399,11 @@ SNOOKER_SPEED = 6.0
 
 def snooker(world: World) -> list[Body]:
     """A snooker break: a rolling cue ball (first body) into a triangle of 15 balls on a 3.6 × 1.8 m table
-    with cushions. Ball–ball collisions are nearly elastic (e = 0.95), the cushions bounce with 0.7, the
-    cloth's friction makes sliding balls roll."""
+    with cushions. Every ball has e = 0.95, so under the default product rule ball–ball impacts get
+    0.95² ≈ 0.90, the cushions (0.7) 0.67, and the cloth (0) none; the cloth's friction makes sliding balls
+    roll. (The scene sets no combine rule: the app carries the restitution rule over from scene to scene.)"""
     r = SNOOKER_RADIUS
     ground(world, friction=0.2)
-    world.restitution_rule = "min"  # ball–cloth pairs then get the cloth's e = 0: balls stay on the table
     hx, hz, t = 1.8, 0.9, 0.1
     for sx, sz in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         half = (t, 0.1, hz + 2 * t) if sx else (hx + 2 * t, 0.1, t)

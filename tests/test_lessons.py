@@ -170,6 +170,13 @@ def test_camera_sees_the_bodies_that_matter(lesson):
     assert (ndc[:, 2] > 0.5).all(), "a body is behind the camera"
     worst = float(np.abs(ndc[:, :2]).max())
     assert worst < 0.97, f"a body or label is outside the view (|ndc| = {worst:.2f})"
+    # and no static body (a wall, a pedestal) hides a moving one from the eye
+    eye = np.asarray(lesson.camera.eye, float)
+    for b in bodies:
+        to = b.position - eye
+        hit = w.raycast(eye, to, max_distance=float(np.linalg.norm(to)))
+        hidden = hit is not None and hit.body != b and hit.body.static
+        assert not hidden, f"body {b.index} is hidden behind static body {hit.body.index}"
 
 
 def test_camera_projection_puts_the_target_in_the_middle():
