@@ -444,8 +444,8 @@ def check_broadphase(world: World, bodies: Sequence[Body]) -> str:
     same = all({tuple(p) for p in pairs.tolist()} == ref for pairs, _ in found.values())
     times = ", ".join(f"{m} {ms:.2f} ms" for m, (_, ms) in found.items())
     return verdict(same and len(ref) > 0,
-                   f"{n} bodies: brute force tests {n * (n - 1) // 2} pairs; all four methods find the same "
-                   f"{len(ref)} ({times})")
+                   f"{n} bodies with the ground: brute force tests {n * (n - 1) // 2} pairs; all four "
+                   f"methods find the same {len(ref)} ({times})")
 
 
 def check_manifold(world: World, bodies: Sequence[Body]) -> str:
@@ -1064,7 +1064,7 @@ LESSONS: tuple[Lesson, ...] = (
         concept="Testing every pair costs n(n−1)/2 tests. Sweep-and-prune sorts the boxes along an axis and "
                 "only tests those whose intervals overlap; a uniform grid only tests bodies sharing a cell; "
                 "an octree only tests bodies in the same or nested cells. All must find the same pairs.",
-        formula="brute force: n(n−1)/2 = 319 600 tests for 800 bodies",
+        formula="brute force: n(n−1)/2 = 320 400 tests for 800 bodies and the ground",
         try_this="Switch the broad phase with the presets.",
         look_at="The pair count (unchanged) and the broad phase's time (it changes).",
         expect="The same pairs from every method; brute force is by far the slowest.",
@@ -1295,6 +1295,12 @@ def index_markdown() -> str:
              "the idea, its formula, what to try, what to expect and where the engine computes it. The pages "
              "assume the introductory material: collision detection of spheres, AABBs, OBBs and convex "
              "polyhedra (SAT), clipping, impulses with angular terms, restitution and penalty springs.", "",
+             "Load a scene from the panel's scene list (or run it headless with "
+             "`python -m sandbox run NAME`). Its lesson sets the camera, draws labels in the scene (the "
+             "predicted heights, the effective friction, the CCD setting, ...) and offers presets: one-click "
+             "world settings that change what the scene shows. Reset the scene after a preset to watch it from "
+             "the start. Each lesson also has its own check, an experiment that measures the scene against the "
+             "formula; `tests/test_lessons.py` runs them all.", "",
              "| scene | lesson | formula |", "|---|---|---|"]
     for lesson in LESSONS:
         lines.append(f"| `{lesson.name}` | [{lesson.title}]({lesson.doc_page}) | {lesson.formula} |")

@@ -522,9 +522,9 @@ def top_points(radius: float = 0.4, height: float = 0.6, count: int = 24) -> np.
 
 
 def spinning_top(world: World, spin: float = 60.0, tilt_deg: float = 10.0) -> list[Body]:
-    """Two equal tops tilted by ``tilt_deg`` on the ground: the first spins at ``spin`` rad/s about its axis,
-    the second does not. The spinning one precesses and stays up (its angular momentum only turns under the
-    gravity torque); the other falls over."""
+    """Two equal tops tilted by ``tilt_deg`` degrees on the ground: the first spins at ``spin`` rad/s about
+    its axis, the second does not. The spinning one precesses and stays up (its angular momentum only turns
+    under the gravity torque); the other falls over."""
     ground(world)
     points = top_points()
     shape = ConvexHull(points)
