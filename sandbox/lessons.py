@@ -1298,9 +1298,9 @@ def index_markdown() -> str:
              "Load a scene from the panel's scene list (or run it headless with "
              "`python -m sandbox run NAME`). Its lesson sets the camera, draws labels in the scene (the "
              "predicted heights, the effective friction, the CCD setting, ...) and offers presets: one-click "
-             "world settings that change what the scene shows. Reset the scene after a preset to watch it from "
-             "the start. Each lesson also has its own check, an experiment that measures the scene against the "
-             "formula; `tests/test_lessons.py` runs them all.", "",
+             "world settings that change what the scene shows. Reset the scene after a preset to watch it "
+             "from the start. Each lesson also has its own check, an experiment that measures the scene "
+             "against the formula; `tests/test_lessons.py` runs them all.", "",
              "| scene | lesson | formula |", "|---|---|---|"]
     for lesson in LESSONS:
         lines.append(f"| `{lesson.name}` | [{lesson.title}]({lesson.doc_page}) | {lesson.formula} |")
