@@ -47,6 +47,15 @@ class Camera:
     target: Vec3
     fov_y_deg: float = 60.0
 
+    def orbit(self) -> dict[str, float | Vec3]:
+        """The same view as an orbit camera's parameters (``sandbox/render/camera.py``'s convention: the eye
+        is target + distance·(cos p·sin y, sin p, cos p·cos y) for yaw y and pitch p), with the field of
+        view in radians: ``{"target", "distance", "yaw", "pitch", "fov_y"}``."""
+        offset = np.subtract(self.eye, self.target)
+        distance = float(np.linalg.norm(offset))
+        return {"target": self.target, "distance": distance, "yaw": math.atan2(offset[0], offset[2]),
+                "pitch": math.asin(offset[1] / distance), "fov_y": math.radians(self.fov_y_deg)}
+
 
 @dataclass(frozen=True)
 class Label:
@@ -809,7 +818,7 @@ LESSONS: tuple[Lesson, ...] = (
         look_at="The stage timings: the narrow phase and the solver take most of each step.",
         expect="Towers, pyramid, capsules, hulls and balls settle within a few seconds, with overlaps of at "
                "most a few millimetres.",
-        camera=Camera((0.0, 8.0, 18.0), (0.0, 2.0, 0.0)),
+        camera=Camera((0.0, 6.5, 13.0), (-0.5, 2.5, 0.0)),
         engine_refs=("sandbox/engine/world.py: World.step", CORE + "integrate.py: integrate_velocities",
                      CORE + "integrate.py: integrate_positions"),
         check=check_showcase,
@@ -886,7 +895,7 @@ LESSONS: tuple[Lesson, ...] = (
         try_this="Toggle CCD with the presets.",
         look_at="The bullet on the left of the wall; where it ends up.",
         expect="CCD on: it stops at the wall. CCD off: it passes through.",
-        camera=Camera((-2.0, 4.0, 12.0), (-2.0, 2.0, 0.0)),
+        camera=Camera((-9.0, 5.0, 8.0), (-2.0, 2.0, 0.0)),
         engine_refs=(CORE + "broadphase.py: speculative_margins", "sandbox/engine/world.py: World._margins"),
         check=check_bullet,
         presets=CCD_PRESETS,
@@ -919,7 +928,7 @@ LESSONS: tuple[Lesson, ...] = (
                  "perfectly elastic.",
         look_at="Each ball's top against its e²·h mark.",
         expect="The clay ball (e = 0) stays down, the e = 1 ball returns to 3 m.",
-        camera=Camera((0.0, 2.5, 10.0), (0.0, 1.7, 0.0)),
+        camera=Camera((0.0, 2.3, 8.5), (0.0, 1.6, 0.0)),
         engine_refs=(CORE + "restitution.py: apply_restitution", "sandbox/ledger.py: RestitutionLedger"),
         check=check_bounce_row,
         presets=RESTITUTION_PRESETS,
@@ -953,7 +962,7 @@ LESSONS: tuple[Lesson, ...] = (
         look_at="Which boxes slide, and their acceleration against the label.",
         expect="θ = 20° (tan θ = 0.364): μ = 0.1, 0.2, 0.3 slide at 2.43, 1.51 and 0.59 m/s²; 0.5 and 0.7 "
                "hold.",
-        camera=Camera((2.0, 7.0, 19.0), (0.0, 3.5, 0.0)),
+        camera=Camera((1.0, 10.0, 12.0), (1.0, 4.0, 0.0)),
         engine_refs=(CORE + "friction.py: combine_friction", CORE + "contact_solver.py: friction_lanes"),
         check=check_incline,
         presets=tuple(_preset(f"Friction rule: {r}", friction_rule=r) for r in ("min", "geometric", "max")),
@@ -968,7 +977,7 @@ LESSONS: tuple[Lesson, ...] = (
         try_this="Lower the friction rule to min or product and see the dominoes slip instead of tipping.",
         look_at="The wave along the curve.",
         expect="The last domino falls a few seconds after the first.",
-        camera=Camera((-3.0, 10.0, 15.0), (-3.0, 0.0, 1.0)),
+        camera=Camera((-3.0, 7.0, 11.0), (-3.0, 0.0, 1.0)),
         engine_refs=(CORE + "polyhedra.py: box_box", CORE + "contact_solver.py: solve_contacts"),
         check=check_dominoes,
         presets=tuple(_preset(f"Friction rule: {r}", friction_rule=r) for r in ("geometric", "product")),
@@ -997,7 +1006,7 @@ LESSONS: tuple[Lesson, ...] = (
         try_this="Pause just before the impacts and look at the contact normal.",
         look_at="The angle between the two outgoing balls of the glancing pair.",
         expect="Head-on: 0 and 3 m/s. Glancing: 90° apart, energy kept.",
-        camera=Camera((0.0, 8.0, 10.0), (0.0, 2.0, 0.0)),
+        camera=Camera((0.0, 5.5, 7.5), (0.0, 2.0, 0.0)),
         engine_refs=(CORE + "rounded.py: sphere_sphere", CORE + "impulse.py: apply_impulse_pair"),
         check=check_sphere_sphere,
         labels=labels_sphere_sphere,
@@ -1012,7 +1021,7 @@ LESSONS: tuple[Lesson, ...] = (
         try_this="Watch the two boxes after the hits; pause and look at the contact normal on each.",
         look_at="The locked box only slides; the free one slides and spins.",
         expect="Both lanes keep their momentum; only the free box turns.",
-        camera=Camera((0.0, 8.0, 10.0), (0.0, 2.0, 0.0)),
+        camera=Camera((0.0, 5.5, 7.5), (0.0, 2.0, 0.0)),
         engine_refs=(CORE + "rounded.py: sphere_box", CORE + "integrate.py: integrate_velocities"),
         check=check_sphere_box,
         labels=labels_sphere_box,
@@ -1138,7 +1147,7 @@ LESSONS: tuple[Lesson, ...] = (
         try_this="Pause after the impacts and read the velocities against the labels.",
         look_at="Light on heavy bounces back; heavy on light follows the light ball.",
         expect="From 4 m/s: 0/4, −2/2, 2/6, 2/2 and 1/1 m/s.",
-        camera=Camera((0.0, 9.0, 8.0), (0.0, 1.0, 0.0)),
+        camera=Camera((0.0, 6.5, 7.5), (0.0, 1.0, 0.0)),
         engine_refs=(CORE + "impulse.py: apply_impulse_pair", CORE + "restitution.py: apply_restitution"),
         check=check_head_on,
         presets=(_preset("Reference solver", contact_solver="reference"),
@@ -1173,11 +1182,11 @@ LESSONS: tuple[Lesson, ...] = (
                 "than the wall, its own diameter and that margin together can jump from in front of the wall "
                 "to behind it. With CCD the margin grows with the distance travelled in the step, and every "
                 "bullet is caught. The world has one CCD flag, so the lesson toggles it with presets.",
-        formula="tunnels if v·dt > thickness + 2r + margin (0.1 + 0.1 + 0.25 m)",
+        formula="tunnels if v·dt > thickness + 2r + margin (0.1 + 0.2 + 0.25 m)",
         try_this="Toggle CCD with the presets and reset.",
         look_at="Which bullets end up behind the wall.",
         expect="CCD on: all stop. CCD off: 60, 150 and 300 m/s pass; 5 and 20 m/s stop.",
-        camera=Camera((-3.0, 6.0, 11.0), (-2.5, 2.0, 0.0)),
+        camera=Camera((-10.0, 6.0, 7.0), (-2.0, 1.5, 0.0)),
         engine_refs=(CORE + "broadphase.py: speculative_margins", "sandbox/engine/world.py: World._margins"),
         check=check_tunnelling,
         presets=CCD_PRESETS,
@@ -1195,7 +1204,7 @@ LESSONS: tuple[Lesson, ...] = (
         expect="Everything stands and is asleep within 5 s. The pyramid, wall and cards move by millimetres; "
                "the heavy-on-light stack settles about 1 cm per contact, since soft contacts under a light "
                "body carrying a hundred times its mass give way more. With one sub-step it collapses.",
-        camera=Camera((-1.0, 4.0, 15.0), (-0.5, 1.5, 0.0)),
+        camera=Camera((-1.0, 4.0, 11.0), (-1.0, 1.5, 0.0)),
         engine_refs=(CORE + "islands.py: update_sleep", CORE + "contact_solver.py: solve_contacts"),
         check=check_stacking,
         presets=(_preset("One sub-step", substeps=1), _preset("Two iterations", iterations=2),

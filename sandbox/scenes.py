@@ -424,11 +424,11 @@ def snooker(world: World) -> list[Body]:
 
 TUNNEL_SPEEDS = (5.0, 20.0, 60.0, 150.0, 300.0)
 TUNNEL_WALL = 0.1  # m thick, front face at x = 0
-TUNNEL_RADIUS = 0.05
+TUNNEL_RADIUS = 0.1  # as S4's bullet
 
 
 def tunnelling(world: World, dt: float = 1.0 / 60.0) -> list[Body]:
-    """Bullets (spheres of radius 5 cm) at 5, 20, 60, 150 and 300 m/s towards a wall 10 cm thick, no gravity.
+    """Bullets (spheres of radius 10 cm) at 5, 20, 60, 150 and 300 m/s towards a wall 10 cm thick, no gravity.
     With ``world.ccd`` on every bullet stops at the wall. With it off, a bullet tunnels when its whole-step
     positions jump over the wall: each starts where that happens if it can (its last position before the
     wall half a step short of the region where a contact would be made), so the slow ones stop and the

@@ -186,6 +186,18 @@ def test_camera_projection_puts_the_target_in_the_middle():
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.name)
+def test_camera_as_orbit_parameters(lesson):
+    """The orbit form (for the app's camera) gives back the eye, and stays within its limits."""
+    o = lesson.camera.orbit()
+    cp = math.cos(o["pitch"])
+    eye = np.asarray(o["target"]) + o["distance"] * np.array([cp * math.sin(o["yaw"]), math.sin(o["pitch"]),
+                                                             cp * math.cos(o["yaw"])])
+    np.testing.assert_allclose(eye, lesson.camera.eye, atol=1e-12)
+    assert abs(o["pitch"]) < math.radians(89.0) and 0.3 <= o["distance"] <= 500.0
+    assert lesson.camera.target[1] >= 0.0 and lesson.camera.eye[1] > 0.05  # the camera stays above ground
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.name)
 def test_lesson_text_refs_and_page(lesson):
     for text in (lesson.title, lesson.formula, lesson.try_this, lesson.look_at, lesson.expect):
         assert text.strip()
