@@ -76,6 +76,25 @@ def test_checks_follow_the_presets(name, label):
     assert result.startswith("PASS: "), result
 
 
+@pytest.mark.parametrize(("name", "label"), [("pyramid", "No warm starting"), ("stacking", "One sub-step")])
+def test_presets_that_break_a_stack_do_break_it(name, label):
+    """The lessons say so: without warm starting the pyramid collapses, with one sub-step the heavy-on-light
+    stack does."""
+    lesson = LESSONS_BY_NAME[name]
+    w, bodies = build(name)
+    apply_preset(w, next(p for p in lesson.presets if p["label"] == label))
+    result = lesson.check(w, bodies)
+    assert result.startswith("FAIL: "), result
+    start = start_positions(name)
+    drift = max(float(np.linalg.norm(b.position - p)) for b, p in zip(bodies, start, strict=True))
+    assert drift > 0.2, drift
+
+
+def start_positions(name: str) -> list[np.ndarray]:
+    """The bodies' starting positions of scene ``name`` (its small version)."""
+    return [b.position.copy() for b in build(name)[1]]
+
+
 def test_incline_teaches_coulomb_friction_under_the_min_rule():
     """Each box's effective μ is its label; μ < tan 20° slides with g(sin θ − μ cos θ), the others hold."""
     w, boxes = build("incline")
