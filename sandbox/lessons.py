@@ -1191,7 +1191,10 @@ LESSONS: tuple[Lesson, ...] = (
         formula="tunnels if v·dt > thickness + 2r + margin (0.1 + 0.2 + 0.25 m)",
         try_this="Toggle CCD with the presets and reset.",
         look_at="Which bullets end up behind the wall.",
-        expect="CCD on: all stop. CCD off: 60, 150 and 300 m/s pass; 5 and 20 m/s stop.",
+        expect="CCD on: all stop. CCD off: 60, 150 and 300 m/s pass; 5 and 20 m/s stop. Each bullet starts "
+               "where its whole steps jump over the wall if they can (the worst case): started elsewhere, a "
+               "fast bullet may still be caught when a step happens to end inside the wall or just in front "
+               "of it.",
         camera=Camera((-10.0, 6.0, 7.0), (-2.0, 1.5, 0.0)),
         engine_refs=(CORE + "broadphase.py: speculative_margins", "sandbox/engine/world.py: World._margins"),
         check=check_tunnelling,
@@ -1321,7 +1324,8 @@ def index_markdown() -> str:
              "against the formula; `tests/test_lessons.py` runs them all.", "",
              "| scene | lesson | formula |", "|---|---|---|"]
     for lesson in LESSONS:
-        lines.append(f"| `{lesson.name}` | [{lesson.title}]({lesson.doc_page}) | {lesson.formula} |")
+        formula = lesson.formula.replace("|", "\\|")  # a bare | would end the table cell
+        lines.append(f"| `{lesson.name}` | [{lesson.title}]({lesson.doc_page}) | {formula} |")
     lines.append("")
     return "\n".join(lines)
 
