@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .core.layout import BOX, CAPSULE, HULL, SPHERE
+from .core.records import HullArrays
 from .hull import HullData, build_hull, hull_mass_properties
 from .validate import is_number, length, vec
 from .validate import points as validate_points
@@ -200,14 +201,14 @@ class HullTable:
             self._packed = None
         return self._ids[key]
 
-    def arrays(self) -> tuple:
-        """The tuple ``H`` of packed arrays described in ``core.layout``."""
+    def arrays(self) -> HullArrays:
+        """The packed table ``H`` of every hull (``core.records.HullArrays``, layout in ``core.layout``)."""
         if self._packed is None:
             self._packed = pack_hulls(self.shapes)
         return self._packed
 
 
-def pack_hulls(hulls: list[ConvexHull]) -> tuple:
+def pack_hulls(hulls: list[ConvexHull]) -> HullArrays:
     """Concatenate the hulls' vertices, faces and edges into the flat arrays of ``core.layout``.
 
     With no hulls, returns arrays holding one dummy entry so that numba always sees the same types."""
@@ -238,15 +239,16 @@ def pack_hulls(hulls: list[ConvexHull]) -> tuple:
         ne += len(h.edges)
     if not hulls:
         i1 = np.zeros(1, np.int64)
-        return (i1, i1.copy(), np.zeros((1, 3)), i1.copy(), i1.copy(), np.zeros((1, 3)), np.zeros(1),
-                i1.copy(), i1.copy(), i1.copy(), i1.copy(), i1.copy(), np.zeros((1, 2), np.int64),
-                np.zeros((1, 2), np.int64))
+        return HullArrays(i1, i1.copy(), np.zeros((1, 3)), i1.copy(), i1.copy(), np.zeros((1, 3)),
+                          np.zeros(1), i1.copy(), i1.copy(), i1.copy(), i1.copy(), i1.copy(),
+                          np.zeros((1, 2), np.int64), np.zeros((1, 2), np.int64))
 
     def ints(x):
         return np.asarray(x, dtype=np.int64)
 
-    return (ints(vert_start), ints(vert_count), np.ascontiguousarray(np.concatenate(verts)),
-            ints(face_start), ints(face_count), np.ascontiguousarray(np.concatenate(face_normal)),
-            np.ascontiguousarray(np.concatenate(face_offset)), ints(face_vstart), ints(face_vcount),
-            np.concatenate(face_verts), ints(edge_start), ints(edge_count),
-            np.ascontiguousarray(np.concatenate(edges)), np.ascontiguousarray(np.concatenate(edge_faces)))
+    return HullArrays(ints(vert_start), ints(vert_count), np.ascontiguousarray(np.concatenate(verts)),
+                      ints(face_start), ints(face_count), np.ascontiguousarray(np.concatenate(face_normal)),
+                      np.ascontiguousarray(np.concatenate(face_offset)), ints(face_vstart), ints(face_vcount),
+                      np.concatenate(face_verts), ints(edge_start), ints(edge_count),
+                      np.ascontiguousarray(np.concatenate(edges)),
+                      np.ascontiguousarray(np.concatenate(edge_faces)))

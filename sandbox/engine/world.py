@@ -28,7 +28,7 @@ from .core import (
     manifold_cache,
     substeps,
 )
-from .core.broadphase import speculative_margins
+from .core.ccd import speculative_margins
 from .core.contact_solver import store_impulses
 from .core.narrowphase import collide_pairs
 from .core.records import SUBSTEP_STAGES, BodyState, Grabs, Joints, SolverContacts, StepSettings

@@ -37,11 +37,11 @@ def box_support(h, d):
 @njit(cache=True)
 def hull_support(H, hid, d):
     """The vertex of hull ``hid`` farthest along direction ``d`` (a linear scan of its vertices)."""
-    verts = H[2]
-    start = H[0][hid]
+    verts = H.verts
+    start = H.vert_start[hid]
     best = start
     best_dot = -math.inf
-    for v in range(start, start + H[1][hid]):
+    for v in range(start, start + H.vert_count[hid]):
         s = verts[v, 0] * d[0] + verts[v, 1] * d[1] + verts[v, 2] * d[2]
         if s > best_dot:
             best_dot = s

@@ -35,6 +35,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .clipping import clip_against_plane, clip_to_face, reduce_to_four
+from .records import HullArrays
 from .rounded import closest_segment_segment
 from .vecmath import (
     add,
@@ -91,9 +93,9 @@ _BOX_EDGES, _BOX_EDGE_FACES = _box_edges()
 
 
 # ---------------------------------------------------------------------------------------------------
-# Shared pieces: polygon clipping, manifold reduction, the two kinds of manifold. They are inlined into
-# the pair tests (numba's inline="always"): every array handed to a compiled function that is not
-# inlined costs reference counting on each call, a good part of a box–box test's time.
+# Shared pieces: the two kinds of manifold (the clipping and the reduction to four points are in
+# clipping.py). They are inlined into the pair tests (numba's inline="always"): every array handed to a
+# compiled function that is not inlined costs reference counting on each call.
 
 
 @njit(cache=True, inline="always")
@@ -102,82 +104,6 @@ def _store_normal(normal, n):
     normal[0] = n[0]
     normal[1] = n[1]
     normal[2] = n[2]
-
-
-@njit(cache=True, inline="always")
-def _clip_plane(src, m, dst, side, off):
-    """One Sutherland–Hodgman stage: the part of the convex polygon ``src[:m]`` where side·x <= off,
-    written to ``dst`` (at most m + 1 vertices); returns its vertex count."""
-    out = 0
-    for k in range(m):
-        p = load3(src, k)
-        q = load3(src, (k + 1) % m)
-        dp = dot(side, p) - off
-        dq = dot(side, q) - off
-        if dp <= 0.0:
-            store3(dst, out, p)
-            out += 1
-        if (dp <= 0.0) != (dq <= 0.0):
-            store3(dst, out, add(p, scale(sub(q, p), dp / (dp - dq))))
-            out += 1
-    return out
-
-
-@njit(cache=True, inline="always")
-def _clip_to_face(ref, nref, n, poly, npoly, spare):
-    """Sutherland–Hodgman: clip the convex polygon ``poly[:npoly]`` against the side planes of the
-    reference polygon ``ref[:nref]`` (CCW around its normal ``n``). The planes pass through the reference
-    edges, outward normal edge × n. ``spare`` has the same capacity (nref + npoly rows suffice, since each
-    plane adds at most one vertex). Polygons are rows (x, y, z, ...): only the first three columns are
-    read and written. Returns the array holding the result and its vertex count."""
-    src = poly
-    dst = spare
-    m = npoly
-    for i in range(nref):
-        v0 = load3(ref, i)
-        side = cross(sub(load3(ref, (i + 1) % nref), v0), n)
-        m = _clip_plane(src, m, dst, side, dot(side, v0))
-        src, dst = dst, src
-        if m == 0:
-            break
-    return src, m
-
-
-@njit(cache=True, inline="always")
-def _reduce_to_four(pts, m, n):
-    """Indices of at most 4 of the ``m`` contact points (rows of ``pts``: x, y, z, depth): the deepest,
-    the farthest from it, then the two that span the largest triangles with those on either side of
-    their line (the area of the contact patch is what keeps a resting body from rocking; Jolt's and
-    Box2D v3's manifold reduction). Near ties go to the deeper point, so that the choice does not hang
-    on rounding (or on the order of the points)."""
-    depth = pts[:, 3]
-    i1 = 0
-    for k in range(1, m):
-        if depth[k] > depth[i1]:
-            i1 = k
-    p1 = load3(pts, i1)
-    i2 = -1
-    best = -1.0
-    for k in range(m):
-        d2 = length_sq(sub(load3(pts, k), p1))
-        if d2 > best * (1.0 + 1e-9) or (d2 >= best * (1.0 - 1e-9) and depth[k] > depth[i2]):
-            best = d2
-            i2 = k
-    u = sub(load3(pts, i2), p1)
-    tol = 1e-9 * best
-    i3 = -1
-    i4 = -1
-    hi = tol
-    lo = -tol
-    for k in range(m):
-        area = dot(cross(u, sub(load3(pts, k), p1)), n)
-        if area > hi + tol or (area > hi - tol and i3 >= 0 and depth[k] > depth[i3]):
-            hi = max(area, hi)
-            i3 = k
-        elif area < lo - tol or (area < lo + tol and i4 >= 0 and depth[k] > depth[i4]):
-            lo = min(area, lo)
-            i4 = k
-    return i1, i2, i3, i4
 
 
 @njit(cache=True, inline="always")
@@ -208,7 +134,7 @@ def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, p
     body is its projection on the reference plane, x + depth·n. ``flip``: the reference face belongs to
     B, so the normal is reversed and the two point sets exchanged. Returns the number of points."""
     depth = clipped[:, 3]
-    chosen = (0, 1, 2, 3) if kept <= 4 else _reduce_to_four(clipped, kept, n)
+    chosen = (0, 1, 2, 3) if kept <= 4 else reduce_to_four(clipped, kept, n)
     nw = quat_rotate(frame_q, n)
     _store_normal(normal, neg(nw) if flip else nw)
     out = 0
@@ -242,7 +168,7 @@ def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, fr
     world): Sutherland–Hodgman clipping, then the points within ``margin`` below the reference plane
     (``_emit_face_points``). The polygon arrays have four columns: the fourth of the clipped one
     receives the points' depths. Returns the number of points (0 when none is within ``margin``)."""
-    clipped, m = _clip_to_face(ref, nref, n, poly, npoly, spare)
+    clipped, m = clip_to_face(ref, nref, n, poly, npoly, spare)
     depth = clipped[:, 3]
     kept = 0
     for k in range(m):
@@ -268,10 +194,10 @@ def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, f
     for c in range(4):
         x = sub(load3(poly, c), cf)
         store3(poly, c, (dot(x, u), dot(x, v), dot(x, n)))
-    m = _clip_plane(poly, 4, spare, (1.0, 0.0, 0.0), hu)
-    m = _clip_plane(spare, m, poly, (-1.0, 0.0, 0.0), hu)
-    m = _clip_plane(poly, m, spare, (0.0, 1.0, 0.0), hv)
-    m = _clip_plane(spare, m, poly, (0.0, -1.0, 0.0), hv)
+    m = clip_against_plane(poly, 4, spare, (1.0, 0.0, 0.0), hu)
+    m = clip_against_plane(spare, m, poly, (-1.0, 0.0, 0.0), hu)
+    m = clip_against_plane(poly, m, spare, (0.0, 1.0, 0.0), hv)
+    m = clip_against_plane(spare, m, poly, (0.0, -1.0, 0.0), hv)
     kept = 0
     for k in range(m):
         x = load3(poly, k)
@@ -476,10 +402,10 @@ def _box_as_hull(h):
     for f in range(6):
         offsets[f] = h[f // 2]
     zero = np.zeros(1, np.int64)
-    return (zero, np.full(1, 8, np.int64), verts, zero.copy(), np.full(1, 6, np.int64),
-            _BOX_NORMALS.copy(), offsets, np.arange(0, 24, 4).astype(np.int64), np.full(6, 4, np.int64),
-            _BOX_FACE_VERTS.copy(), zero.copy(), np.full(1, 12, np.int64), _BOX_EDGES.copy(),
-            _BOX_EDGE_FACES.copy())
+    return HullArrays(zero, np.full(1, 8, np.int64), verts, zero.copy(), np.full(1, 6, np.int64),
+                      _BOX_NORMALS.copy(), offsets, np.arange(0, 24, 4).astype(np.int64),
+                      np.full(6, 4, np.int64), _BOX_FACE_VERTS.copy(), zero.copy(), np.full(1, 12, np.int64),
+                      _BOX_EDGES.copy(), _BOX_EDGE_FACES.copy())
 
 
 @njit(cache=True)
@@ -498,7 +424,7 @@ def _is_minkowski_face(a, b, c, d, b_x_a, d_x_c):
 def _polygon(HX, f, verts, base, out):
     """Copy the vertices of face ``f`` of table ``HX`` from ``verts`` (rows relative to ``base``) into
     ``out``; returns the vertex count."""
-    fvs, fvc, fverts = HX[7], HX[8], HX[9]
+    fvs, fvc, fverts = HX.face_vstart, HX.face_vcount, HX.face_verts
     for k in range(fvc[f]):
         g = fverts[fvs[f] + k] - base
         out[k, 0] = verts[g, 0]
@@ -514,8 +440,8 @@ def _incident_face(HX, h, verts, vrow0, normals, frow0, n):
     Vertex ``k`` of the hull is row ``vrow0 + k`` of ``verts`` and face ``f`` has normal row
     ``frow0 + f`` of ``normals`` (both in the reference frame). Returns the face (0-based within the hull)
     and the deepest vertex."""
-    v0, vn, f0, fn = HX[0][h], HX[1][h], HX[3][h], HX[4][h]
-    fvs, fvc, fverts = HX[7], HX[8], HX[9]
+    v0, vn, f0, fn = HX.vert_start[h], HX.vert_count[h], HX.face_start[h], HX.face_count[h]
+    fvs, fvc, fverts = HX.face_vstart, HX.face_vcount, HX.face_verts
     low = 0
     lo = np.inf
     for k in range(vn):
@@ -540,12 +466,12 @@ def _incident_face(HX, h, verts, vrow0, normals, frow0, n):
 def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts_b, depths):
     """SAT between hull ``ia`` of table ``HA`` (at ``pa``, ``qa``) and hull ``ib`` of ``HB``, in A's frame
     (Gregorius 2013; see the module docstring). Writes the manifold, returns its point count."""
-    va0, van, vert_a = HA[0][ia], HA[1][ia], HA[2]
-    fa0, fan, norm_a, off_a = HA[3][ia], HA[4][ia], HA[5], HA[6]
-    ea0, ean, edges_a, ef_a = HA[10][ia], HA[11][ia], HA[12], HA[13]
-    vb0, vbn, vert_b = HB[0][ib], HB[1][ib], HB[2]
-    fb0, fbn, norm_b, off_b = HB[3][ib], HB[4][ib], HB[5], HB[6]
-    eb0, ebn, edges_b, ef_b = HB[10][ib], HB[11][ib], HB[12], HB[13]
+    va0, van, vert_a = HA.vert_start[ia], HA.vert_count[ia], HA.verts
+    fa0, fan, norm_a, off_a = HA.face_start[ia], HA.face_count[ia], HA.face_normal, HA.face_offset
+    ea0, ean, edges_a, ef_a = HA.edge_start[ia], HA.edge_count[ia], HA.edges, HA.edge_faces
+    vb0, vbn, vert_b = HB.vert_start[ib], HB.vert_count[ib], HB.verts
+    fb0, fbn, norm_b, off_b = HB.face_start[ib], HB.face_count[ib], HB.face_normal, HB.face_offset
+    eb0, ebn, edges_b, ef_b = HB.edge_start[ib], HB.edge_count[ib], HB.edges, HB.edge_faces
 
     # B in A's frame: its vertices, face normals and plane offsets.
     q = quat_mul(quat_conj(qa), qb)
@@ -630,7 +556,7 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
 
     # Face contact in A's frame: reference face on the body whose face axis won, incident face on the
     # other, through its deepest vertex below the reference plane.
-    cap = HA[8][fa0:fa0 + fan].max() + HB[8][fb0:fb0 + fbn].max() + 1
+    cap = HA.face_vcount[fa0:fa0 + fan].max() + HB.face_vcount[fb0:fb0 + fbn].max() + 1
     work = np.empty((3 * cap, 4))
     ref, poly, spare = work[:cap], work[cap:2 * cap], work[2 * cap:]
     if use_b:

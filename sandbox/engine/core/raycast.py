@@ -116,7 +116,8 @@ def ray_hull(o, d, p, q, H, h):
     """Ray against hull ``h`` of the table ``H`` at (p, q): Cyrus–Beck clipping of the ray against the
     face planes (Ericson 2004, §5.3.8). Planes the ray enters raise the entry parameter, planes it
     leaves lower the exit; the hit is the last entry, on that entry's face."""
-    face_start, face_count, face_normal, face_offset = H[3], H[4], H[5], H[6]
+    face_start, face_count = H.face_start, H.face_count
+    face_normal, face_offset = H.face_normal, H.face_offset
     lo = quat_inv_rotate(q, sub(o, p))
     ld = quat_inv_rotate(q, d)
     t_near = -np.inf

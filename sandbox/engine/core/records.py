@@ -203,3 +203,27 @@ class StoredImpulses(NamedTuple):
     anchor: np.ndarray  # (k, 3)
     normal: np.ndarray  # (k,)
     friction: np.ndarray  # (k, 3)
+
+
+class HullArrays(NamedTuple):
+    """The packed table of every convex hull's vertices, faces and edges (``shapes.HullTable.arrays``;
+    layout described in ``layout.py``), indexed by hull id ``h``: vertices ``verts[vert_start[h] :
+    vert_start[h] + vert_count[h]]``; faces ``face_start[h] …`` with outward unit ``face_normal``, plane
+    offset ``face_offset`` and vertex indices ``face_verts[face_vstart[f] : face_vstart[f] +
+    face_vcount[f]]`` (counter-clockwise from outside); edges ``edge_start[h] …`` as vertex pairs ``edges``
+    and their two faces ``edge_faces``. Indices are global rows of these arrays."""
+
+    vert_start: np.ndarray
+    vert_count: np.ndarray
+    verts: np.ndarray
+    face_start: np.ndarray
+    face_count: np.ndarray
+    face_normal: np.ndarray
+    face_offset: np.ndarray
+    face_vstart: np.ndarray
+    face_vcount: np.ndarray
+    face_verts: np.ndarray
+    edge_start: np.ndarray
+    edge_count: np.ndarray
+    edges: np.ndarray
+    edge_faces: np.ndarray

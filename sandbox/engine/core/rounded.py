@@ -28,6 +28,7 @@ import math
 
 from numba import njit
 
+from .bounding_volumes import closest_point_aabb
 from .gjk import gjk_segment_polyhedron
 from .vecmath import (
     EPS,
@@ -144,12 +145,13 @@ def sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b
 @njit(cache=True)
 def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
     """Sphere A against box B (Ericson 2004, §5.1.3): the closest box point is the sphere centre clamped
-    to the box in the box's frame. A centre inside the box is pushed out through the face of least
-    penetration, with depth (distance to that face) + radius."""
+    to the box in the box's frame, where the oriented box is an AABB (``bounding_volumes``). A centre
+    inside the box is pushed out through the face of least penetration, with depth (distance to that
+    face) + radius."""
     r = prm_a[0]
     h = (prm_b[0], prm_b[1], prm_b[2])
     c = quat_inv_rotate(qb, sub(pa, pb))
-    q = (min(max(c[0], -h[0]), h[0]), min(max(c[1], -h[1]), h[1]), min(max(c[2], -h[2]), h[2]))
+    q = closest_point_aabb(c, neg(h), h)
     d = sub(c, q)
     dist_sq = length_sq(d)
     if dist_sq > (r + margin) * (r + margin):
@@ -301,7 +303,7 @@ def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_
 def _face_count(H, hid):
     if hid < 0:
         return 6
-    return H[4][hid]
+    return H.face_count[hid]
 
 
 @njit(cache=True)
@@ -322,16 +324,16 @@ def _face_plane(H, hid, h, f):
     Box faces are ordered +x, -x, +y, -y, +z, -z."""
     if hid < 0:
         return _box_plane(f >> 1, 1.0 - 2.0 * (f & 1), h)
-    g = H[3][hid] + f
-    fn = H[5]
-    return (fn[g, 0], fn[g, 1], fn[g, 2]), H[6][g]
+    g = H.face_start[hid] + f
+    fn = H.face_normal
+    return (fn[g, 0], fn[g, 1], fn[g, 2]), H.face_offset[g]
 
 
 @njit(cache=True)
 def _side_count(H, hid, f):
     if hid < 0:
         return 4
-    return H[8][H[3][hid] + f]
+    return H.face_vcount[H.face_start[hid] + f]
 
 
 @njit(cache=True)
@@ -342,12 +344,12 @@ def _side_plane(H, hid, h, f, j):
     if hid < 0:
         # The four side planes of a box face are the faces on its two tangent axes.
         return _box_plane(((f >> 1) + 1 + (j >> 1)) % 3, 1.0 - 2.0 * (j & 1), h)
-    g = H[3][hid] + f
+    g = H.face_start[hid] + f
     n, _ = _face_plane(H, hid, h, f)
-    vs = H[7][g]
-    cnt = H[8][g]
-    fv = H[9]
-    verts = H[2]
+    vs = H.face_vstart[g]
+    cnt = H.face_vcount[g]
+    fv = H.face_verts
+    verts = H.verts
     i0 = fv[vs + j]
     i1 = fv[vs + (j + 1) % cnt]
     v0 = (verts[i0, 0], verts[i0, 1], verts[i0, 2])
@@ -360,7 +362,7 @@ def _side_plane(H, hid, h, f, j):
 def _edge_count(H, hid):
     if hid < 0:
         return 12
-    return H[11][hid]
+    return H.edge_count[hid]
 
 
 @njit(cache=True)
@@ -386,10 +388,10 @@ def _edge(H, hid, h, k):
         b = sj * h[(axis + 2) % 3]
         return (_cyclic(axis, -h[axis], a, b), _cyclic(axis, h[axis], a, b), _cyclic(axis, 0.0, si, 0.0),
                 _cyclic(axis, 0.0, 0.0, sj))
-    e = H[10][hid] + k
-    v0 = load3(H[2], H[12][e, 0])
-    v1 = load3(H[2], H[12][e, 1])
-    return v0, v1, load3(H[5], H[13][e, 0]), load3(H[5], H[13][e, 1])
+    e = H.edge_start[hid] + k
+    v0 = load3(H.verts, H.edges[e, 0])
+    v1 = load3(H.verts, H.edges[e, 1])
+    return v0, v1, load3(H.face_normal, H.edge_faces[e, 0]), load3(H.face_normal, H.edge_faces[e, 1])
 
 
 @njit(cache=True)
