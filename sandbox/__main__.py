@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from .cli_args import positive_int
 from .scene_file import SceneFileError, load_scene_file
 from .scenes import DEFAULT_SCENE, SCENES
 
@@ -25,18 +26,8 @@ depth and shadow buffers at this size already take gigabytes (GL implementations
 NO_DISPLAY_HINT = "to run without a screen, use a virtual one: xvfb-run -a ./run-app ..."
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
-
-
 def _window_side(text: str) -> int:
-    value = _positive_int(text)
+    value = positive_int(text)
     if value > MAX_WINDOW_SIDE:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_WINDOW_SIDE} pixels, got {value}")
     return value
@@ -66,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=f"scenes: {', '.join(SCENES)}. Press the Help header in the panel for the controls.")
     parser.add_argument("--scene", default=DEFAULT_SCENE, metavar="NAME_OR_FILE",
                         help=f"a built-in scene name or a JSON scene file (default: {DEFAULT_SCENE})")
-    parser.add_argument("--frames", type=_positive_int, metavar="N",
+    parser.add_argument("--frames", type=positive_int, metavar="N",
                         help="draw N frames (one physics step each), then exit")
     parser.add_argument("--screenshot", metavar="PATH",
                         help="with --frames: save the last frame, panel included, as a PNG")

@@ -34,6 +34,7 @@ from typing import IO
 import numpy as np
 
 from . import session
+from .cli_args import positive_int
 from .engine import Box, Capsule, ConvexHull, Sphere, World
 from .engine.settings import SETTINGS
 from .ledger import IMPACT_COLUMNS, RestitutionLedger
@@ -125,16 +126,6 @@ def parse_dt(text: str) -> float:
     return value
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: raises RunError instead of printing the usage and exiting."""
 
@@ -149,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("scene", nargs="?", metavar="SCENE_OR_FILE",
                         help="a built-in scene (see --list) or a JSON scene file")
     parser.add_argument("--list", action="store_true", help="list the built-in scenes (name, tab, title)")
-    parser.add_argument("--steps", type=_positive_int, metavar="N", help="how many steps to run")
+    parser.add_argument("--steps", type=positive_int, metavar="N", help="how many steps to run")
     parser.add_argument("--dt", type=parse_dt, default=DEFAULT_DT, metavar="DT",
                         help="the time step in seconds, a number or a fraction (default 1/60)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",

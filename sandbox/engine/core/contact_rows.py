@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .vecmath import dot, load3, mad, store3, sub
+
 L = 32  # lanes per block
 STRIDE = 36  # floats from one row to the next: not a power of two, or all rows would share a few cache sets
 
@@ -96,3 +98,27 @@ def jac(w, base, j, direction, which):
     """Cached Jacobian row of lane ``j``: ``direction`` 0, 1, 2 for n, t1, t2; ``which`` 0: ra×d,
     1: rb×d, 2: Ia⁻¹(ra×d), 3: Ib⁻¹(rb×d)."""
     return get3(w, base, JAC + 3 * (4 * direction + which), j)
+
+
+@njit(cache=True)
+def point_normal_velocity(cw, c, a, b, vel, angvel):
+    """The relative normal velocity of the solver point whose fields start at ``c`` (lane 0), between
+    bodies ``a`` and ``b``: (vb − va)·n + ωb·(rb×n) − ωa·(ra×n), from its cached Jacobian rows."""
+    return (dot(sub(load3(vel, b), load3(vel, a)), get3(cw, c, N, 0))
+            + dot(load3(angvel, b), jac(cw, c, 0, 0, 1)) - dot(load3(angvel, a), jac(cw, c, 0, 0, 0)))
+
+
+@njit(cache=True)
+def push_point_normal(cw, c, a, b, lam, bodies):
+    """Apply the impulse ``lam`` along the point's normal (−lam on body a) through its cached rows
+    (Δv = ±λ·n/m, Δω = ±λ·I⁻¹(r×n)), to whichever of the two bodies move this step."""
+    vel, angvel, inv_mass, moving = bodies.vel, bodies.angvel, bodies.inv_mass, bodies.moving
+    n = get3(cw, c, N, 0)
+    ima = inv_mass[a] if moving[a] else 0.0
+    imb = inv_mass[b] if moving[b] else 0.0
+    if moving[a]:
+        store3(vel, a, mad(load3(vel, a), n, -lam * ima))
+        store3(angvel, a, mad(load3(angvel, a), jac(cw, c, 0, 0, 2), -lam))
+    if moving[b]:
+        store3(vel, b, mad(load3(vel, b), n, lam * imb))
+        store3(angvel, b, mad(load3(angvel, b), jac(cw, c, 0, 0, 3), lam))

@@ -53,6 +53,7 @@ from .contact_rows import (
     at,
     get3,
     jac,
+    point_normal_velocity,
     put3,
 )
 from .impulse import push_pair
@@ -340,9 +341,7 @@ def reset_impulses(contacts, bodies):
     for k in range(contacts.points):
         c = cidx[k]
         if cw[at(c, LAM_MAX, 0)] == 0.0:
-            a, b = cb[k, 0], cb[k, 1]
-            vn = (dot(sub(load3(vel, b), load3(vel, a)), get3(cw, c, N, 0))
-                  + dot(load3(angvel, b), jac(cw, c, 0, 0, 1)) - dot(load3(angvel, a), jac(cw, c, 0, 0, 0)))
+            vn = point_normal_velocity(cw, c, cb[k, 0], cb[k, 1], vel, angvel)
             cw[at(c, APPROACH, 0)] = max(-vn, 0.0)
         cw[at(c, LAM_N, 0)] = 0.0
         cw[at(c, LAM_T1, 0)] = 0.0

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from .contact_rows import MASS_N, SEP0, N, at, get3, jac
-from .impulse import push_pair
-from .vecmath import dot, length, load3, scale, store3, sub
+from .contact_rows import MASS_N, SEP0, at, point_normal_velocity, push_point_normal
+from .vecmath import length, load3, scale, store3
 
 DEEP_OVERLAP = 0.05
 """m: contact points overlapping deeper than this when the step began separate at most at ``max_push``.
@@ -58,7 +57,7 @@ def limit_separation(bodies, c, pts, max_push):
 
     Returns the number of bodies scaled down."""
     cb, cidx, cw = pts.bodies, pts.row, pts.cw
-    n, moving, vel, angvel, inv_mass = bodies.n, bodies.moving, bodies.vel, bodies.angvel, bodies.inv_mass
+    n, moving, vel, angvel = bodies.n, bodies.moving, bodies.vel, bodies.angvel
     radius, speed, deep = bodies.radius, bodies.speed, bodies.scratch
     for i in range(n):
         deep[i] = 0.0
@@ -71,22 +70,10 @@ def limit_separation(bodies, c, pts, max_push):
             b = cb[k, 1]
             deep[a] = 1.0
             deep[b] = 1.0
-            n_k = get3(cw, i, N, 0)
-            va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
-            vn = dot(sub(vb, va), n_k) + dot(wb, jac(cw, i, 0, 0, 1)) - dot(wa, jac(cw, i, 0, 0, 0))
+            vn = point_normal_velocity(cw, i, a, b, vel, angvel)
             if vn <= max_push:
                 continue
-            lam = -cw[at(i, MASS_N, 0)] * (vn - max_push)
-            ima = inv_mass[a] if moving[a] else 0.0
-            imb = inv_mass[b] if moving[b] else 0.0
-            va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n_k, lam, jac(cw, i, 0, 0, 2),
-                                       jac(cw, i, 0, 0, 3))
-            if moving[a]:
-                store3(vel, a, va)
-                store3(angvel, a, wa)
-            if moving[b]:
-                store3(vel, b, vb)
-                store3(angvel, b, wb)
+            push_point_normal(cw, i, a, b, -cw[at(i, MASS_N, 0)] * (vn - max_push), bodies)
     capped = 0
     for i in range(n):
         if deep[i] == 0.0 or not moving[i]:

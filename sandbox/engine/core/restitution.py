@@ -12,9 +12,17 @@ from __future__ import annotations
 
 from numba import njit
 
-from .contact_rows import APPROACH, LAM_MAX, LAM_N, MASS_N, VN0, E, N, at, get3, jac
-from .impulse import push_pair
-from .vecmath import dot, load3, store3, sub
+from .contact_rows import (
+    APPROACH,
+    LAM_MAX,
+    LAM_N,
+    MASS_N,
+    VN0,
+    E,
+    at,
+    point_normal_velocity,
+    push_point_normal,
+)
 
 RULE_PRODUCT = 0
 RULE_MIN = 1
@@ -42,7 +50,6 @@ def apply_restitution(c, pts, bodies, threshold):
     ``threshold`` gets the normal velocity e·v_approach, v_approach being the approach speed recorded at
     impact; the total normal impulse stays ≥ 0."""
     cb, cidx, cw = pts.bodies, pts.row, pts.cw
-    vel, angvel, inv_mass, moving = bodies.vel, bodies.angvel, bodies.inv_mass, bodies.moving
     # a few Gauss–Seidel passes, not one: after one pass over a face's points the first ones solved have
     # their target and the body a spin, which the later passes take out again
     for _ in range(RESTITUTION_PASSES):
@@ -56,22 +63,11 @@ def apply_restitution(c, pts, bodies, threshold):
             approach = max(cw[at(i, APPROACH, 0)], -cw[at(i, VN0, 0)])
             if approach < threshold:
                 continue
-            n = get3(cw, i, N, 0)
-            va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
-            vn = dot(sub(vb, va), n) + dot(wb, jac(cw, i, 0, 0, 1)) - dot(wa, jac(cw, i, 0, 0, 0))
+            vn = point_normal_velocity(cw, i, a, b, bodies.vel, bodies.angvel)
             old = cw[at(i, LAM_N, 0)]
             # the impulse that takes vn to e·approach (the seed's j = −(1 + e)·v_rel·K, counted from the
             # velocity the sub-steps left, which already had the approach removed)
             new = max(old - cw[at(i, MASS_N, 0)] * (vn - e * approach), 0.0)
             cw[at(i, LAM_N, 0)] = new
             cw[at(i, LAM_MAX, 0)] = max(cw[at(i, LAM_MAX, 0)], new)
-            ima = inv_mass[a] if moving[a] else 0.0
-            imb = inv_mass[b] if moving[b] else 0.0
-            va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, jac(cw, i, 0, 0, 2),
-                                       jac(cw, i, 0, 0, 3))
-            if moving[a]:
-                store3(vel, a, va)
-                store3(angvel, a, wa)
-            if moving[b]:
-                store3(vel, b, vb)
-                store3(angvel, b, wb)
+            push_point_normal(cw, i, a, b, new - old, bodies)
