@@ -23,9 +23,10 @@ _RAY_PAD = 1e-7
 hit point outside the cells its body was hashed into."""
 
 
-class RayHit(NamedTuple):
-    """The closest body hit by a ray: its row index, the distance along the ray (m), the hit point and
-    the outward surface normal there (both world frame; ``-direction`` for a ray starting inside)."""
+class RowHit(NamedTuple):
+    """The broad phase's answer to a ray, by body row: the row index, the distance along the ray (m), the
+    hit point and the outward surface normal there (both world frame; ``-direction`` for a ray starting
+    inside). ``World.raycast`` turns it into the public ``RayHit``, which holds a ``Body`` handle."""
 
     body: int
     distance: float
@@ -248,7 +249,7 @@ class BroadPhase:
         return {"method": "brute"}
 
     def raycast(self, origin, direction, max_distance: float, n: int, alive: np.ndarray, kind: np.ndarray,
-                params: np.ndarray, pos: np.ndarray, quat: np.ndarray, H: tuple) -> RayHit | None:
+                params: np.ndarray, pos: np.ndarray, quat: np.ndarray, H: tuple) -> RowHit | None:
         """The closest live body hit by the ray from ``origin`` along ``direction`` (normalised here)
         within ``max_distance`` (may be ``inf``), or None.
 
@@ -284,4 +285,4 @@ class BroadPhase:
             g.ent_cell, g.ent_body, g.bucket_start, g.oversize, g.n_over, g.bounds, g.tested)
         if body < 0:
             return None
-        return RayHit(int(body), float(t), o + t * d, np.array(normal))
+        return RowHit(int(body), float(t), o + t * d, np.array(normal))
