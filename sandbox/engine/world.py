@@ -34,6 +34,7 @@ from .core.narrowphase import collide_pairs
 from .core.records import SUBSTEP_STAGES, BodyState, Grabs, Joints, SolverContacts, StepSettings
 from .settings import MAX_DT, SETTINGS, SettingAttribute
 from .shapes import ConvexHull, HullTable, Shape
+from .trace import SolverPass, StepTrace, solver_pass_labels
 from .validate import (
     MAX_ANGULAR_SPEED,
     MAX_COORDINATE,
@@ -185,6 +186,9 @@ class World:
         for setting in SETTINGS.values():
             setattr(self, setting.name, setting.default)
         self.cached_manifolds = 0  # how many of the last step's manifolds came from the cache
+        self._tracing: list[str] | None = None  # the solver pass labels while step_traced runs
+        self._trace_lam = np.zeros((0, 1, 3))  # the solver trace (core/substeps.record_pass); no rows: off
+        self._trace_vel = np.zeros((0, 1, 6))
 
     # -------------------------------------------------------------------------------------------------
     # settings
@@ -560,6 +564,35 @@ class World:
         self._emit_events()
         t["sleep"], t["events"] = 1e3 * (t4 - t3), 1e3 * (clock() - t4)
 
+    def step_traced(self, dt: float) -> StepTrace:
+        """``step(dt)``, recording what each stage computed (``trace.StepTrace``): the world advances
+        exactly as ``step`` would advance it, bit for bit, since the same code runs and the kernels only
+        copy their results out."""
+        n = self.data.n
+        labels = solver_pass_labels(self._response, self._substeps, self._iterations, self._warm_starting)
+        self._tracing = labels
+        try:
+            self.step(dt)
+        finally:
+            self._tracing = None
+            lam, vel = self._trace_lam, self._trace_vel
+            self._trace_lam, self._trace_vel = np.zeros((0, 1, 3)), np.zeros((0, 1, 6))
+        c = self.contacts
+        k = int(sum(c.npoints[i] for i in range(c.count) if c.first[i] >= 0))
+        point_manifold = np.full(k, -1, np.int64)
+        point_slot = np.zeros(k, np.int64)
+        for i in range(c.count):
+            f = c.first[i]
+            if f >= 0:
+                point_manifold[f:f + c.npoints[i]] = i
+                point_slot[f:f + c.npoints[i]] = np.arange(c.npoints[i])
+        bodies = np.stack([c.body_a[point_manifold], c.body_b[point_manifold]], axis=1)
+        passes = [SolverPass(label, lam[r, :k, 0].copy(), lam[r, :k, 1:].copy(), vel[r, :n, :3].copy(),
+                             vel[r, :n, 3:].copy()) for r, label in enumerate(labels)]
+        skipped = () if self._response == "impulse" else ("warm_start", "restitution")
+        return StepTrace(tuple(s for s in STAGES if s not in skipped), dict(self.timings), self.pairs.copy(),
+                         self.manifolds, point_manifold, point_slot, bodies, passes)
+
     def _find_pairs(self, n: int, margins: np.ndarray) -> np.ndarray:
         """The broad phase: candidate pairs of bodies whose margin-enlarged bounding boxes overlap.
         Sleeping pairs are found (and collided) too, so their contacts stay visible and keep their
@@ -663,9 +696,13 @@ class World:
         joints = self._joints_packed()
         joints.impulse[:] = 0.0
         grabs = self._grabs_packed()
+        if self._tracing is not None:
+            self._trace_lam = np.zeros((len(self._tracing), max(npts, 1), 3))
+            self._trace_vel = np.zeros((len(self._tracing), max(n, 1), 6))
         t1 = time.perf_counter()
         times = np.zeros(len(SUBSTEP_STAGES))
-        substeps.run_substeps(self._step_settings(dt), bodies, contacts, joints, grabs, times)
+        substeps.run_substeps(self._step_settings(dt), bodies, contacts, joints, grabs, times,
+                              self._trace_lam, self._trace_vel)
         t2 = time.perf_counter()
         keep = s.keep_buffers(c.count, npts)
         store_impulses(c.count, contacts, c.impulse, keep, max(d.n, 1))

@@ -17,6 +17,7 @@ import time
 from numba import njit, objmode
 
 from . import contact_solver_reference as reference
+from .contact_rows import LAM_N, LAM_T1, LAM_T2, at
 from .contact_solver import normal_coefficients, reset_impulses, solve_contacts, warm_start
 from .depenetration import limit_separation, record_speeds
 from .grab import solve_grabs
@@ -73,14 +74,35 @@ def contact_pass(contacts, bodies, coefficients, warm, all_reference):
 
 
 @njit(cache=True)
-def run_substeps(settings, bodies, contacts, joints, grabs, times):
+def record_pass(trace_lam, trace_vel, k, contacts, bodies):
+    """Row ``k`` of the solver trace (``World.step_traced``): every solver point's accumulated normal and
+    two friction impulses, and every body's velocity and angular velocity, after a pass. Nothing when the
+    trace arrays have no row ``k`` (tracing off: they have none)."""
+    if k >= trace_lam.shape[0]:
+        return
+    cidx, cw = contacts.pts.row, contacts.pts.cw
+    for p in range(contacts.points):
+        c = cidx[p]
+        trace_lam[k, p, 0] = cw[at(c, LAM_N, 0)]
+        trace_lam[k, p, 1] = cw[at(c, LAM_T1, 0)]
+        trace_lam[k, p, 2] = cw[at(c, LAM_T2, 0)]
+    for i in range(bodies.n):
+        for j in range(3):
+            trace_vel[k, i, j] = bodies.vel[i, j]
+            trace_vel[k, i, 3 + j] = bodies.angvel[i, j]
+
+
+@njit(cache=True)
+def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, trace_vel):
     """Advance the velocities and positions of the moving bodies by ``settings.dt`` in
     ``settings.substeps`` sub-steps with the response method ``settings.response``, ``settings.iterations``
     velocity iterations per step shared over the sub-steps (the earlier sub-steps get the remainder).
 
     ``settings`` is a ``StepSettings``, ``bodies`` a ``BodyState``, ``contacts`` a ``SolverContacts`` as
     prepared by ``graph_color.color_contacts`` and ``contact_prepare.prepare_contacts``, ``joints`` a
-    ``Joints``, ``grabs`` a ``Grabs`` (records.py). Adds each stage's seconds to its row of ``times``."""
+    ``Joints``, ``grabs`` a ``Grabs`` (records.py). Adds each stage's seconds to its row of ``times``.
+    With tracing on, ``trace_lam`` and ``trace_vel`` get a row after every pass (``record_pass``, in the
+    order ``trace.solver_pass_labels`` names them); with it off they have no rows."""
     n, moving = bodies.n, bodies.moving
     mode = settings.response
     substeps = settings.substeps
@@ -99,6 +121,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times):
         # the wide solver's cached Jacobian rows do
         bodies.inv_inertia_start[:n] = bodies.inv_inertia[:n]
     record_speeds(bodies)
+    k = 0  # the solver trace's next row
     for sub in range(substeps):
         t0 = clock()
         integrate_velocities(n, moving, bodies.vel, bodies.angvel, bodies.quat, bodies.force, bodies.torque,
@@ -114,17 +137,23 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times):
                                           settings.joint_damping_ratio, True)
             else:
                 reset_impulses(contacts, bodies)
+            record_pass(trace_lam, trace_vel, k, contacts, bodies)
+            k += 1
             t2 = clock()
             times[T_WARM_START] += t2 - t1
             for _ in range(max(base + (sub < extra), 1)):
                 solve_joints_and_grabs(joints, grabs, bodies, h, True, settings)
                 contact_pass(contacts, bodies, biased, False, all_reference)
+                record_pass(trace_lam, trace_vel, k, contacts, bodies)
+                k += 1
         else:
             t2 = clock()
             solve_joints_and_grabs(joints, grabs, bodies, h, True, settings)
             if mode == PENALTY:
                 penalty_contacts(contacts.points, contacts.pts, bodies, h, settings.penalty_hertz,
                                  settings.penalty_damping_ratio)
+            record_pass(trace_lam, trace_vel, k, contacts, bodies)
+            k += 1
         t3 = clock()
         times[T_SOLVE] += t3 - t2
         integrate_positions(n, moving, bodies.pos, bodies.quat, bodies.vel, bodies.angvel,
@@ -137,8 +166,12 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times):
         elif mode == PROJECTION:
             project_contacts(contacts.points, contacts.pts, bodies)
         limit_separation(bodies, contacts.points, contacts.pts, settings.max_push_velocity)
+        if mode == IMPULSE:
+            record_pass(trace_lam, trace_vel, k, contacts, bodies)
+            k += 1
         times[T_RELAX] += clock() - t4
     if mode == IMPULSE:
         t5 = clock()
         apply_restitution(contacts.points, contacts.pts, bodies, settings.restitution_threshold)
+        record_pass(trace_lam, trace_vel, k, contacts, bodies)
         times[T_RESTITUTION] += clock() - t5
