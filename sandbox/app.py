@@ -321,6 +321,8 @@ class App:
             session.select(None)
         elif symbol == key.H:
             ui.show_panel = not ui.show_panel
+        elif symbol == key.L:
+            self.panel.lesson.toggle()
 
     # --- the frame ------------------------------------------------------------------------------------
     def frame(self, frame_seconds: float) -> None:
