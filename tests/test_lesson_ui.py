@@ -93,8 +93,14 @@ def test_a_lesson_sets_its_camera(app):
     load(app, "bounce row")
     want = LESSONS_BY_NAME["bounce row"].camera.orbit()
     cam = app.ui.camera
-    assert cam.distance == pytest.approx(want["distance"])
     assert (cam.yaw, cam.pitch, cam.fov_y) == pytest.approx((want["yaw"], want["pitch"], want["fov_y"]))
+    # backed off along the lesson's line of sight only as far as the view between the windows needs
+    assert want["distance"] <= cam.distance <= 3.0 * want["distance"]
+    app.ui.show_lesson = app.ui.show_panel = False
+    assert app.ui.reset()
+    assert app.ui.camera.distance == pytest.approx(want["distance"])  # the whole window: the lesson's view
+    np.testing.assert_allclose(app.ui.camera.target, want["target"], atol=1e-9)
+    app.ui.show_lesson = app.ui.show_panel = True
 
 
 @needs_display
