@@ -2,8 +2,9 @@
 current scene and the settings the user changed in it, and the commands that the panel, the mouse and
 the keyboard give (load a scene, reset, pause, step, select, grab, delete, change a world setting).
 
-It imports only the engine and the scenes: no window, no OpenGL, no ImGui, so it runs (and is tested)
-headless. The app owns the window and calls the session; the session never calls back into the app.
+It imports only the engine, the scenes and the lessons: no window, no OpenGL, no ImGui, so it runs (and
+is tested) headless. The app owns the window and calls the session; the session never calls back into
+the app.
 
 The clock follows Fiedler's "Fix your timestep!" (2004): real time accumulates, the world advances in
 whole steps of ``dt`` (at most ``max_steps`` per frame, so that a slow step slows the simulation down
