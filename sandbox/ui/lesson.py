@@ -168,7 +168,8 @@ class LessonWindow:
         imgui.separator_text("In the engine")
         wrap(0.0)
         for ref in lesson.engine_refs:
-            imgui.bullet_text(ref)
+            imgui.bullet()  # bullet_text would not wrap a long path
+            imgui.text(ref)
         imgui.pop_text_wrap_pos()
         _, self.ctx.show_labels = imgui.checkbox("Labels in the view", self.ctx.show_labels)
         if self.label_error:
