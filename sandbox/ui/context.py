@@ -132,18 +132,14 @@ class UiContext:
     def _lesson_camera(self, world: World, lesson) -> Camera:
         """The lesson's camera (``Lesson.camera.orbit()``), centred in the free part of the window and,
         where that part is narrower than the whole window the lesson's view was chosen for, moved back
-        along its line of sight just far enough that the dynamic bodies and the lesson's labels fit in it
-        (in steps of 10 %, at most 3× the lesson's distance)."""
+        along its line of sight just far enough that the dynamic bodies fit in it (in steps of 10 %, at
+        most 2× the lesson's distance: farther, the labels crowd together). The labels are not fitted:
+        they are wide and often placed for the whole window."""
         view = lesson.camera.orbit()
         d = world.data
         live = d.alive[: d.n] & ~d.static[: d.n]
         pos, rad = d.pos[: d.n][live], d.radius[: d.n][live]
-        corners = [pos + sign * rad[:, None] * axis for sign in (-1.0, 1.0) for axis in np.eye(3)]
-        try:
-            labels = [label.position for label in lesson.labels(world, self.session.bodies)]
-        except Exception:  # noqa: BLE001 - the labels only refine the framing; the window reports them
-            labels = []
-        points = np.concatenate([*corners, np.asarray(labels, dtype=float).reshape(-1, 3)])
+        points = np.concatenate([pos + s * rad[:, None] * axis for s in (-1.0, 1.0) for axis in np.eye(3)])
         w, h = self.window_size
         left = LESSON_WIDTH if self.show_lesson else 0.0
         right = w - (PANEL_WIDTH if self.show_panel else 0.0)
@@ -151,10 +147,9 @@ class UiContext:
         for _ in range(12):
             camera = self._centred(Camera(target=view["target"], distance=distance, yaw=view["yaw"],
                                           pitch=view["pitch"], fov_y=view["fov_y"]))
-            # margins: a label is drawn centred on its point, up to about 100 px wide
-            if _fits(camera, points, (left + 50.0, 20.0, right - 50.0, h - 20.0), w, h):
+            if _fits(camera, points, (left + 20.0, 20.0, right - 20.0, h - 20.0), w, h):
                 break
-            distance = min(1.1 * distance, 3.0 * view["distance"])
+            distance = min(1.1 * distance, 2.0 * view["distance"])
         return camera
 
     def _centred(self, camera: Camera) -> Camera:

@@ -49,17 +49,41 @@ def visible_labels(ctx: UiContext, labels) -> list[tuple[float, float, str]]:
     return out
 
 
-def draw_plates(items: list[tuple[float, float, str]], border: int = LABEL_BORDER) -> None:
-    """Write each ``(x, y, text)`` centred on window point ``(x, y)``, white on a dark rounded plate
-    (readable over the bright sky and floor), on the background draw list: under every window."""
-    draw = imgui.get_background_draw_list()
-    for x, y, text in items:
+def place_plates(items: list[tuple[float, float, str]]) -> list[tuple[float, float, float, float, str]]:
+    """The plate rectangles ``(x0, y0, x1, y1, text)`` for labels ``(x, y, text)`` centred on their
+    points, except that a plate that would overlap one placed before it (from the top of the screen
+    down) moves down just below it: labels of bodies lined up along the line of sight stay readable."""
+    placed: list[tuple[float, float, float, float, str]] = []
+    for x, y, text in sorted(items, key=lambda item: item[1]):
         size = imgui.calc_text_size(text)
-        x0, y0 = x - 0.5 * size.x - LABEL_PAD, y - 0.5 * size.y - LABEL_PAD
-        x1, y1 = x + 0.5 * size.x + LABEL_PAD, y + 0.5 * size.y + LABEL_PAD
+        hw, hh = 0.5 * size.x + LABEL_PAD, 0.5 * size.y + LABEL_PAD
+        x0, y0, x1, y1 = x - hw, y - hh, x + hw, y + hh
+        moved = True
+        while moved:
+            moved = False
+            for a0, b0, a1, b1, _ in placed:
+                if x0 < a1 and a0 < x1 and y0 < b1 and b0 < y1:
+                    y0, y1, moved = b1 + 1.0, b1 + 1.0 + 2.0 * hh, True
+        placed.append((x0, y0, x1, y1, text))
+    return placed
+
+
+def draw_plates(items: list[tuple[float, float, str]],
+                border: int = LABEL_BORDER) -> list[tuple[float, float, str]]:
+    """Write each ``(x, y, text)`` on a dark rounded plate (readable over the bright sky and floor) at
+    window point ``(x, y)``, or below the labels it would cover (``place_plates``) with a thin line back
+    to its point, on the background draw list: under every window. Returns the plates' centres."""
+    draw = imgui.get_background_draw_list()
+    centres = []
+    for (x0, y0, x1, y1, text), (x, y, _) in zip(place_plates(items), sorted(items, key=lambda i: i[1]),
+                                                 strict=True):
+        if y0 > y:  # moved down: a leader from the label's point to its plate
+            draw.add_line(imgui.ImVec2(x, y), imgui.ImVec2(0.5 * (x0 + x1), y0), border, 1.0)
         draw.add_rect_filled(imgui.ImVec2(x0, y0), imgui.ImVec2(x1, y1), LABEL_PLATE, 4.0)
         draw.add_rect(imgui.ImVec2(x0, y0), imgui.ImVec2(x1, y1), border, 4.0)
         draw.add_text(imgui.ImVec2(x0 + LABEL_PAD, y0 + LABEL_PAD), LABEL_TEXT, text)
+        centres.append((0.5 * (x0 + x1), 0.5 * (y0 + y1), text))
+    return centres
 
 
 class LessonWindow:
@@ -67,7 +91,8 @@ class LessonWindow:
 
     After each frame ``shown_title`` is the lesson title the window showed (None when it was not
     drawn), ``rect`` its screen rectangle ``(x0, y0, x1, y1)``, ``drawn_labels`` the labels drawn in
-    the view as ``(x, y, text)`` window points, and ``buttons`` the screen rectangles of its buttons by
+    the view as ``(x, y, text)``, (x, y) the centre of each label's plate (window points), and
+    ``buttons`` the screen rectangles of its buttons by
     their text (tests press them through the mouse)."""
 
     def __init__(self, ctx: UiContext) -> None:
@@ -193,5 +218,4 @@ class LessonWindow:
         except Exception as exc:  # noqa: BLE001 - a label function is lesson code: say it once, go on
             self.label_error = f"{type(exc).__name__}: {exc}"
             return
-        self.drawn_labels = visible_labels(self.ctx, labels)
-        draw_plates(self.drawn_labels)
+        self.drawn_labels = draw_plates(visible_labels(self.ctx, labels))
