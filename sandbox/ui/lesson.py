@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
-from .context import LESSON_WIDTH, UiContext
+from .context import LESSON_WIDTH, PANEL_WIDTH, UiContext
 
 DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
 ACCENT = imgui.ImVec4(0.45, 0.72, 1.0, 1.0)
@@ -49,15 +49,20 @@ def visible_labels(ctx: UiContext, labels) -> list[tuple[float, float, str]]:
     return out
 
 
-def place_plates(items: list[tuple[float, float, str]]) -> list[tuple[float, float, float, float, str]]:
+def place_plates(items: list[tuple[float, float, str]], span: tuple[float, float] = (-1e9, 1e9),
+                 ) -> list[tuple[float, float, float, float, str]]:
     """The plate rectangles ``(x0, y0, x1, y1, text)`` for labels ``(x, y, text)`` centred on their
-    points, except that a plate that would overlap one placed before it (from the top of the screen
-    down) moves down just below it: labels of bodies lined up along the line of sight stay readable."""
+    points, slid sideways into the window columns ``span`` (the view between the windows), and a plate
+    that would overlap one placed before it (from the top of the screen down) moved down just below it:
+    labels of bodies lined up along the line of sight stay readable."""
     placed: list[tuple[float, float, float, float, str]] = []
     for x, y, text in sorted(items, key=lambda item: item[1]):
         size = imgui.calc_text_size(text)
         hw, hh = 0.5 * size.x + LABEL_PAD, 0.5 * size.y + LABEL_PAD
-        x0, y0, x1, y1 = x - hw, y - hh, x + hw, y + hh
+        cx = x
+        if span[0] <= x <= span[1]:  # (a label whose point is under a window stays there with it)
+            cx = min(max(x, span[0] + hw), span[1] - hw)
+        x0, y0, x1, y1 = cx - hw, y - hh, cx + hw, y + hh
         moved = True
         while moved:
             moved = False
@@ -68,16 +73,17 @@ def place_plates(items: list[tuple[float, float, str]]) -> list[tuple[float, flo
     return placed
 
 
-def draw_plates(items: list[tuple[float, float, str]],
-                border: int = LABEL_BORDER) -> list[tuple[float, float, str]]:
+def draw_plates(items: list[tuple[float, float, str]], border: int = LABEL_BORDER,
+                span: tuple[float, float] = (-1e9, 1e9)) -> list[tuple[float, float, str]]:
     """Write each ``(x, y, text)`` on a dark rounded plate (readable over the bright sky and floor) at
     window point ``(x, y)``, or below the labels it would cover (``place_plates``) with a thin line back
-    to its point, on the background draw list: under every window. Returns the plates' centres."""
+    to its point (``span``: as for ``place_plates``), on the background draw list: under every window.
+    Returns the plates' centres."""
     draw = imgui.get_background_draw_list()
     centres = []
-    for (x0, y0, x1, y1, text), (x, y, _) in zip(place_plates(items), sorted(items, key=lambda i: i[1]),
-                                                 strict=True):
-        if y0 > y:  # moved down: a leader from the label's point to its plate
+    for (x0, y0, x1, y1, text), (x, y, _) in zip(place_plates(items, span),
+                                                 sorted(items, key=lambda i: i[1]), strict=True):
+        if not (y0 <= y <= y1 and x0 <= x <= x1):  # moved: a leader from the label's point to its plate
             draw.add_line(imgui.ImVec2(x, y), imgui.ImVec2(0.5 * (x0 + x1), y0), border, 1.0)
         draw.add_rect_filled(imgui.ImVec2(x0, y0), imgui.ImVec2(x1, y1), LABEL_PLATE, 4.0)
         draw.add_rect(imgui.ImVec2(x0, y0), imgui.ImVec2(x1, y1), border, 4.0)
@@ -218,4 +224,7 @@ class LessonWindow:
         except Exception as exc:  # noqa: BLE001 - a label function is lesson code: say it once, go on
             self.label_error = f"{type(exc).__name__}: {exc}"
             return
-        self.drawn_labels = draw_plates(visible_labels(self.ctx, labels))
+        ctx = self.ctx
+        span = (LESSON_WIDTH if ctx.show_lesson else 0.0,
+                ctx.window_size[0] - (PANEL_WIDTH if ctx.show_panel else 0.0))
+        self.drawn_labels = draw_plates(visible_labels(self.ctx, labels), span=span)
