@@ -49,6 +49,12 @@ def visible_labels(ctx: UiContext, labels) -> list[tuple[float, float, str]]:
     return out
 
 
+def view_span(ctx: UiContext) -> tuple[float, float]:
+    """The window columns ``(x0, x1)`` of the view that the Lesson window and the panel leave free."""
+    lesson = ctx.show_lesson and ctx.session.lesson is not None
+    return (LESSON_WIDTH if lesson else 0.0, ctx.window_size[0] - (PANEL_WIDTH if ctx.show_panel else 0.0))
+
+
 def place_plates(items: list[tuple[float, float, str]], span: tuple[float, float] = (-1e9, 1e9),
                  ) -> list[tuple[float, float, float, float, str]]:
     """The plate rectangles ``(x0, y0, x1, y1, text)`` for labels ``(x, y, text)`` centred on their
@@ -224,7 +230,4 @@ class LessonWindow:
         except Exception as exc:  # noqa: BLE001 - a label function is lesson code: say it once, go on
             self.label_error = f"{type(exc).__name__}: {exc}"
             return
-        ctx = self.ctx
-        span = (LESSON_WIDTH if ctx.show_lesson else 0.0,
-                ctx.window_size[0] - (PANEL_WIDTH if ctx.show_panel else 0.0))
-        self.drawn_labels = draw_plates(visible_labels(self.ctx, labels), span=span)
+        self.drawn_labels = draw_plates(visible_labels(self.ctx, labels), span=view_span(self.ctx))

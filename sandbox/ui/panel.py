@@ -22,7 +22,7 @@ from ..session import MAX_FRAME_SECONDS, Simulation, scene_files
 from . import spawn
 from .context import PANEL_WIDTH, UiContext
 from .interaction import Interaction
-from .lesson import LessonWindow, draw_plates, visible_labels
+from .lesson import LessonWindow, draw_plates, view_span, visible_labels
 
 HISTORY = 240
 DEBUG_TOGGLES = (("shadows", "Shadows"), ("grid", "Ground grid"), ("outlines", "Selection outlines"),
@@ -139,7 +139,8 @@ class Panel:
         """Name what the broad-phase drawing shows, in the view beside it (sort and sweep's lanes)."""
         caption = broadphase_caption(self.ctx.session.world)
         if caption is not None:
-            draw_plates(visible_labels(self.ctx, [Label(tuple(caption[0]), caption[1])]))
+            draw_plates(visible_labels(self.ctx, [Label(tuple(caption[0]), caption[1])]),
+                        span=view_span(self.ctx))
 
     def _record_history(self) -> None:
         world = self.ctx.session.world
