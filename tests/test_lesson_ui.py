@@ -214,3 +214,30 @@ def test_hovering_the_ground_highlights_nothing_and_shows_no_tooltip(app):
     send(app, "on_mouse_motion", int(bx), int(h - by), 0, 0)
     assert app.interaction.hovered == box  # a dynamic body still is
     app.ui.show_panel = True
+
+
+@needs_display
+def test_a_loaded_file_shows_its_name_and_reload_reads_it_again(app, tmp_path):
+    import json
+
+    path = tmp_path / "mine.json"
+    ground = {"shape": "box", "half_extents": [5, 0.5, 5], "position": [0, -0.5, 0], "mass": 0}
+    ball = {"shape": "sphere", "radius": 0.3, "position": [0, 1, 0]}
+    path.write_text(json.dumps({"bodies": [ground, ball]}))
+    app.ui.show_panel = True
+    assert app.ui.load_scene(str(path))
+    app.session.sim.paused = True
+    app.run(frames=1)
+    assert app.session.scene_name == "mine.json" and app.panel.lesson.shown_title is None
+    assert len(app.session.world.bodies) == 2
+    path.write_text(json.dumps({"bodies": [ground, ball, {**ball, "position": [1, 1, 0]}]}))
+    x0, y0, x1, y1 = app.panel.reload_rect
+    x, y = int(0.5 * (x0 + x1)), H - int(0.5 * (y0 + y1))
+    send(app, "on_mouse_motion", x, y, 0, 0)
+    app.run(frames=1)
+    send(app, "on_mouse_press", x, y, mouse.LEFT, 0)
+    app.run(frames=1)
+    send(app, "on_mouse_release", x, y, mouse.LEFT, 0)
+    app.run(frames=1)
+    assert len(app.session.world.bodies) == 3  # the edited file, read again
+    assert app.session.scene_name == "mine.json"

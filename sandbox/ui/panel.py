@@ -122,6 +122,8 @@ class Panel:
         """How far (pixels) the panel's open sections reach below its window last frame (0: they fit)."""
         self._files = {path.name: path for path in scene_files()}
         self._selected_before = None
+        self.reload_rect: tuple[float, float, float, float] | None = None
+        """Where the Reload button of a scene file was drawn last (window points, top-left origin)."""
 
     # --- frame -----------------------------------------------------------------------------------------
     def draw(self) -> None:
@@ -281,6 +283,8 @@ class Panel:
             imgui.same_line()
             if imgui.button("Reload", imgui.ImVec2(62, 0)):
                 ctx.load_scene(session.scene_path)  # reads the file again: edits made since show
+            a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+            self.reload_rect = (a.x, a.y, b.x, b.y)
             if imgui.is_item_hovered():
                 imgui.set_tooltip(f"read {session.scene_path} again")
         imgui.same_line()
