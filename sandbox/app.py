@@ -35,6 +35,11 @@ from .ui.panel import Panel
 
 CLEAR_COLOR = (0.09, 0.10, 0.12)
 FONT_PATH = Path(imgui_bundle.__file__).parent / "assets" / "fonts" / "Roboto" / "Roboto-Regular.ttf"
+FALLBACK_FONTS = (Path(imgui_bundle.__file__).parent / "assets" / "fonts" / "latex" / "latinmodern-math.otf",
+                  Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))
+"""Merged under Roboto, in this order, for the glyphs it lacks (those present are used): the lessons'
+formulas have arrows (← ⇒, in imgui-bundle's own Latin Modern Math) and subscript digits (I₁, which
+DejaVu Sans has where installed)."""
 
 
 def warm_up() -> float:
@@ -158,6 +163,11 @@ class App:
         io.set_ini_filename("")
         if FONT_PATH.exists():
             io.fonts.add_font_from_file_ttf(str(FONT_PATH), 15.0)
+            for fallback in FALLBACK_FONTS:
+                if fallback.exists():
+                    merged = imgui.ImFontConfig()
+                    merged.merge_mode = True  # used only for glyphs that the fonts before it lack
+                    io.fonts.add_font_from_file_ttf(str(fallback), 15.0, merged)
         _style_imgui()
         self.imgui = _ImGuiBackend(self.window)
         fbw, fbh = self.window.get_framebuffer_size()
@@ -321,6 +331,8 @@ class App:
             session.select(None)
         elif symbol == key.H:
             ui.show_panel = not ui.show_panel
+        elif symbol == key.L:
+            self.panel.lesson.toggle()
 
     # --- the frame ------------------------------------------------------------------------------------
     def frame(self, frame_seconds: float) -> None:

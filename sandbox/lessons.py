@@ -1305,8 +1305,9 @@ def lesson_markdown(lesson: Lesson) -> str:
               "The scene's own check (run by `tests/test_lessons.py`) measures this against the formula.", "",
               "## Where the engine computes it", ""]
     lines += [f"- {engine_link(r)}" for r in lesson.engine_refs]
-    lines += ["", "## Screenshot", "", "*Screenshot to come.*", "",
-              f"<!-- SCREENSHOT: {lesson.name} (to be added by the coordinator) -->", ""]
+    shot = lesson.doc_page.removesuffix(".md") + ".png"  # made by the app at 1280x720, Lesson window shown
+    lines += ["", "## Screenshot", "",
+              f"![The {lesson.name} scene in the app, with its Lesson window]({shot})", ""]
     return "\n".join(lines)
 
 

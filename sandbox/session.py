@@ -2,8 +2,9 @@
 current scene and the settings the user changed in it, and the commands that the panel, the mouse and
 the keyboard give (load a scene, reset, pause, step, select, grab, delete, change a world setting).
 
-It imports only the engine and the scenes: no window, no OpenGL, no ImGui, so it runs (and is tested)
-headless. The app owns the window and calls the session; the session never calls back into the app.
+It imports only the engine, the scenes and the lessons: no window, no OpenGL, no ImGui, so it runs (and
+is tested) headless. The app owns the window and calls the session; the session never calls back into
+the app.
 
 The clock follows Fiedler's "Fix your timestep!" (2004): real time accumulates, the world advances in
 whole steps of ``dt`` (at most ``max_steps`` per frame, so that a slow step slows the simulation down
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -25,8 +27,12 @@ import numpy as np
 
 from .engine import Body, Grab, World
 from .engine.validate import positive_float
+from .lessons import LESSONS_BY_NAME, Lesson
 from .scene_file import load_scene_file, save_scene_file
 from .scenes import SCENES
+
+SCENE_FOLDER = Path(__file__).resolve().parent.parent / "assets" / "scenes"
+"""The scene files that come with the sandbox; the panel lists them beside the built-in scenes."""
 
 DEFAULT_DT = 1.0 / 60.0
 MAX_STEPS_PER_FRAME = 4
@@ -168,6 +174,23 @@ class Simulation:
         return pos, quat
 
 
+class LessonCheck:
+    """The state of one run of a lesson's check: ``running`` while its thread works, then ``verdict``
+    (the check's line, "PASS: ..." or "FAIL: ...", or "ERROR: ..." when the check itself failed)."""
+
+    def __init__(self, running: bool = False, scene: str = "") -> None:
+        self.running = running
+        self.scene = scene
+        self.verdict: str | None = None
+        self.thread: threading.Thread | None = None
+
+    def wait(self, timeout: float | None = None) -> str | None:
+        """Wait for the check's thread (at most ``timeout`` seconds) and return the verdict so far."""
+        if self.thread is not None:
+            self.thread.join(timeout)
+        return self.verdict
+
+
 class FramePacer:
     """Decides when the next frame is due. While anything moves, or within ``grace`` seconds of the
     last input, frames follow each other as fast as the display takes them; once everything rests
@@ -196,6 +219,13 @@ class FramePacer:
         return resting and now - self._last_input >= self.grace
 
 
+def scene_files(folder: str | Path = SCENE_FOLDER) -> list[Path]:
+    """The JSON scene files in ``folder`` (the sandbox's ``assets/scenes`` by default), sorted by name;
+    an empty list when the folder is missing."""
+    folder = Path(folder)
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
 def resolve_scene(scene: SceneSource) -> tuple[str, Callable[[World], object]]:
     """The display name and builder of ``scene`` (a name in ``SCENES``, a JSON file path or a builder
     ``f(world)``); ValueError for an unknown name, ``SceneFileError`` for a bad file."""
@@ -215,7 +245,12 @@ class Session:
     from; ``selected`` the body the panel edits, ``grab`` the mouse's grab constraint (or None);
     ``errors`` the last few error messages, for the panel. A world's settings come from one place: a
     fresh ``World`` (the defaults), then what the scene sets, then what the user changed through
-    ``set_setting`` (kept across ``reset``, forgotten by ``load_scene``)."""
+    ``set_setting`` or a lesson's preset (kept across ``reset``, forgotten by ``load_scene``).
+
+    ``bodies`` are the bodies the scene's builder returned (a lesson's labels and check refer to them);
+    ``scene_path`` is the file a scene came from (None for a built-in scene), for the panel's Reload;
+    ``lesson`` the scene's lesson (``sandbox.lessons``), if it has one, and ``check`` the state of its
+    check, which runs on a fresh copy of the scene in a background thread."""
 
     def __init__(self, world: World | None = None, dt: float = DEFAULT_DT,
                  max_steps: int = MAX_STEPS_PER_FRAME) -> None:
@@ -224,6 +259,9 @@ class Session:
         self.selected: Body | None = None
         self.grab: Grab | None = None
         self.errors: list[str] = []
+        self.bodies: list[Body] = []
+        self.scene_path: str | None = None
+        self.check = LessonCheck()
         self._builder: Callable[[World], object] | None = None
         self._changed: dict[str, object] = {}
 
@@ -239,11 +277,12 @@ class Session:
         error the current world stays as it was and the error is reported; returns success."""
         try:
             name, builder = resolve_scene(scene)
-            world = self._build(builder, {})
+            world, bodies = self._build(builder, {})
         except Exception as exc:  # noqa: BLE001 - a scene is user code: any failure is shown, not fatal
             self.report(f"loading scene {getattr(scene, '__name__', scene)!r}", exc)
             return False
-        self._switch(world, name, builder, {})
+        self._switch(world, bodies, name, builder, {})
+        self.scene_path = str(scene) if isinstance(scene, (str, Path)) and name not in SCENES else None
         return True
 
     def reset(self) -> bool:
@@ -251,26 +290,32 @@ class Session:
         if self._builder is None:
             return False
         try:
-            world = self._build(self._builder, self._changed)
+            world, bodies = self._build(self._builder, self._changed)
         except Exception as exc:  # noqa: BLE001
             self.report(f"resetting scene {self.scene_name!r}", exc)
             return False
-        self._switch(world, self.scene_name, self._builder, self._changed)
+        self._switch(world, bodies, self.scene_name, self._builder, self._changed)
         return True
 
     @staticmethod
-    def _build(builder: Callable[[World], object], changed: dict[str, object]) -> World:
+    def _build(builder: Callable[[World], object], changed: dict[str, object]) -> tuple[World, list[Body]]:
+        """A fresh world built by ``builder`` with the settings ``changed`` applied after it, and the
+        bodies the builder returned (an empty list for a builder that returns something else)."""
         world = World()
-        builder(world)
+        made = builder(world)
         for name, value in changed.items():
             setattr(world, name, value)
-        return world
+        bodies = [b for b in made if isinstance(b, Body)] if isinstance(made, (list, tuple)) else []
+        return world, bodies
 
-    def _switch(self, world: World, name: str, builder: Callable[[World], object],
+    def _switch(self, world: World, bodies: list[Body], name: str, builder: Callable[[World], object],
                 changed: dict[str, object]) -> None:
         """Make ``world`` the session's, dropping every reference into the old one."""
         self.release_grab()
         self.selected = None
+        self.bodies = bodies
+        if name != self.scene_name:
+            self.check = LessonCheck()  # a verdict belongs to its scene
         old = self.sim
         sim = Simulation(world, old.dt, old.max_steps)
         sim.time_scale, sim.paused = old.time_scale, old.paused
@@ -289,6 +334,46 @@ class Session:
         self._changed[name] = current.copy() if isinstance(current, np.ndarray) else current
         if name in WAKING_SETTINGS:
             self.world.wake_all()
+
+    # --- the lesson -----------------------------------------------------------------------------
+    @property
+    def lesson(self) -> Lesson | None:
+        """The current scene's lesson, or None (a scene file, a custom builder, an unknown name)."""
+        return LESSONS_BY_NAME.get(self.scene_name) if self.scene_path is None else None
+
+    def apply_preset(self, preset: dict) -> None:
+        """Set each of a lesson preset's world settings through ``set_setting`` (validated, kept across
+        ``reset``)."""
+        for name, value in preset["settings"].items():
+            self.set_setting(name, value)
+
+    def run_check(self) -> str:
+        """Run the lesson's check on a fresh copy of the scene (the settings the user changed and the
+        presets applied, not the live world, which stays untouched) and return its verdict line."""
+        lesson = self.lesson
+        if lesson is None or self._builder is None:
+            raise ValueError(f"scene {self.scene_name!r} has no lesson to check")
+        world, bodies = self._build(self._builder, self._changed)
+        return lesson.check(world, bodies)
+
+    def start_check(self) -> None:
+        """Start ``run_check`` in a background thread (a check steps a few hundred times, up to a few
+        seconds for the big scenes, which must not freeze the window); ``check`` shows its progress and
+        its verdict. Does nothing while a check runs."""
+        if self.check.running:
+            return
+        check = self.check = LessonCheck(running=True, scene=self.scene_name)
+
+        def work() -> None:
+            try:
+                check.verdict = self.run_check()
+            except Exception as exc:  # noqa: BLE001 - shown as the verdict, never a traceback in the UI
+                check.verdict = f"ERROR: {type(exc).__name__}: {exc}"
+            finally:
+                check.running = False
+
+        check.thread = threading.Thread(target=work, name="lesson check", daemon=True)
+        check.thread.start()
 
     def save(self, path: str | Path) -> str:
         """Write the world to the JSON scene file ``path``; returns a line saying what was saved."""

@@ -253,3 +253,40 @@ def test_camera_never_goes_below_the_ground(sequence):
         assert camera.distance > 0.0
     camera.reset()
     assert np.allclose(camera.eye, Camera().eye)
+
+
+def test_resting_contacts_get_visible_normals_in_both_scales():
+    from sandbox.render.debug_draw import MIN_NORMAL_LENGTH, Batch, build_debug
+
+    world, _ = _world(True)
+    for _ in range(30):
+        world.step(1.0 / 60.0)  # the ball and the box rest on the ground: tiny depths, small impulses
+    assert world.contacts.count > 0
+    n = world.data.n
+    for scale in ("depth", "impulse"):
+        batch = Batch()
+        build_debug(batch, world, RenderOptions(normals=True, normal_scale=scale), Highlight(),
+                    world.data.pos[:n], np.ones((n, 3), np.float32))
+        arrows, runs = batch.instance_array()
+        assert runs and runs[0][0] == "arrows"
+        lengths = np.linalg.norm(arrows[:, 3:6], axis=1)
+        assert lengths.min() >= MIN_NORMAL_LENGTH - 1e-6, scale
+
+
+def test_contact_normals_are_drawn_over_the_contact_dots(gl):
+    world, _ = _world(True)
+    for _ in range(30):
+        world.step(1.0 / 60.0)
+    camera = Camera(target=(1.0, 0.3, 0.0), distance=5.0, pitch=0.5)
+    dots = _draw(gl, world, camera, RenderOptions(contacts=True, shadows=False, xray=False))
+    both = _draw(gl, world, camera, RenderOptions(contacts=True, normals=True, shadows=False, xray=False))
+    yellow = lambda img: (img[..., 0] > 200) & (img[..., 1] > 170) & (img[..., 2] < 110)  # noqa: E731
+    c = world.contacts
+    over = 0
+    for i in range(int(c.count)):
+        for k in range(int(c.npoints[i])):
+            px, py = camera.project(c.points_b[i, k], W, H)
+            if 2 <= px < W - 2 and 2 <= py < H - 2:
+                centre = (slice(int(py) - 1, int(py) + 2), slice(int(px) - 1, int(px) + 2))
+                over += bool(yellow(both[centre]).any()) and not yellow(dots[centre]).any()
+    assert over >= 2  # the yellow shaft shows on top of the red dot where the arrow starts

@@ -11,6 +11,7 @@ import pytest
 from sandbox.engine import Box, Sphere, World
 from sandbox.session import (
     MAX_FRAME_SECONDS,
+    SCENE_FOLDER,
     FramePacer,
     Session,
     Simulation,
@@ -297,3 +298,32 @@ def test_save_writes_a_scene_file_that_loads_back(tmp_path):
     assert "2 bodies" in message
     assert session.load_scene(str(tmp_path / "s.json")) and len(session.world.bodies) == 2
     assert session.scene_name == "s.json"
+
+
+def test_a_lesson_preset_is_kept_by_reset_and_forgotten_by_another_scene():
+    from sandbox.lessons import LESSONS_BY_NAME
+
+    session = Session()
+    assert session.load_scene("bounce row")
+    presets = LESSONS_BY_NAME["bounce row"].presets
+    preset = next(p for p in presets if p["settings"] == {"restitution_rule": "min"})
+    session.apply_preset(preset)
+    assert session.world.restitution_rule == "min"
+    assert session.reset() and session.world.restitution_rule == "min"
+    assert len(session.bodies) == 5 and all(b.alive for b in session.bodies)  # the new world's bodies
+    assert session.load_scene("bounce") and session.world.restitution_rule == World().restitution_rule
+
+
+def test_the_lesson_check_runs_on_a_fresh_copy_with_the_users_settings():
+    session = Session()
+    assert session.load_scene("bounce row")
+    session.set_setting("restitution_rule", "max")  # ground e = 1: every ball is perfectly elastic
+    world, steps = session.world, session.sim.steps
+    verdict = session.run_check()
+    assert verdict.startswith("PASS: ") and verdict.count("/3.000") == 5  # e²·h = 3 m for every ball
+    assert session.world is world and session.sim.steps == steps and world.time == 0.0
+    session.start_check()
+    assert session.check.wait(120.0).startswith("PASS: ") and not session.check.running
+    assert session.load_scene(str(SCENE_FOLDER / "example.json")) and session.lesson is None
+    with pytest.raises(ValueError, match="no lesson"):
+        session.run_check()

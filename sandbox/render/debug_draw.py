@@ -50,6 +50,12 @@ OCTREE_COLORS = np.array([(0.95, 0.35, 0.25, 0.9), (0.95, 0.65, 0.15, 0.9), (0.7
 _BOX_EDGES = np.array([(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7),
                        (0, 4), (1, 5), (2, 6), (3, 7)])
 BOX_CORNERS = ((_BOX_EDGES.reshape(-1)[:, None] >> np.arange(3)[None, :]) & 1).astype(np.float32)
+MIN_NORMAL_LENGTH = 0.35
+"""The shortest contact normal arrow (metres): long enough to stick out of its contact dot at any
+usual viewing distance, so that resting contacts (tiny depth, small impulse) show their normals too."""
+MAX_NORMAL_LENGTH = 3.0
+AXIS_NAMES = "xyz"
+
 ARROW_CODES = np.array([0, 1, 1, 2, 1, 3], np.float32)
 """The arrow template of arrow.vert.glsl: shaft origin→tip, then tip→each end of the head."""
 
@@ -210,10 +216,12 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
                              np.float32(SPECULATIVE_COLOR))
             batch.points(p, color, options.point_size)
         if options.normals:
+            # the minimum length first, then what the mode measures on top (capped)
             if options.normal_scale == "impulse":
-                length = np.minimum(impulse * options.impulse_arrow_scale, 3.0)
+                extra = np.maximum(impulse, 0.0) * options.impulse_arrow_scale
             else:
-                length = 0.15 + np.maximum(depth, 0.0) * options.depth_arrow_scale
+                extra = np.maximum(depth, 0.0) * options.depth_arrow_scale
+            length = MIN_NORMAL_LENGTH + np.minimum(extra, MAX_NORMAL_LENGTH - MIN_NORMAL_LENGTH)
             batch.arrows(p, normal * length[:, None], NORMAL_COLOR, w)
     if options.aabbs:
         rows = np.flatnonzero(live)
@@ -244,6 +252,51 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
                 batch.arrows(anchor, force / magnitude * length, FORCE_COLOR, 3.0)
 
 
+def broadphase_legend(world) -> str:
+    """One line that says what the broad-phase drawing shows for the world's current method."""
+    method = world.broadphase
+    if method == "sap":
+        axis = AXIS_NAMES[int(world.broad.debug().get("axis", 0))]
+        return (f"Sort and sweep: each bar beside the scene is one body's interval on the {axis} axis (the "
+                f"sweep axis), in the body's colour (static bodies grey); bodies whose bars overlap become "
+                f"candidate pairs.")
+    if method == "grid":
+        return ("Uniform grid: the cyan cubes are the cells that hold at least one body's box; only bodies "
+                "sharing a cell are paired.")
+    if method == "octree":
+        return ("Octree: the wire boxes are the tree's nodes, red at the root to violet at the deepest "
+                "level; only bodies in the same node or its ancestors are paired.")
+    return "Brute force: every pair of boxes is tested; there is no structure to draw."
+
+
+def broadphase_caption(world) -> tuple[np.ndarray, str] | None:
+    """Where to write a short caption in the view for the broad-phase drawing (a world point at the
+    start of the sort-and-sweep lanes) and its text, or None for methods whose drawing needs none."""
+    if world.broadphase != "sap":
+        return None
+    info = world.broad.debug()
+    intervals = np.asarray(info["intervals"], dtype=np.float64).reshape(-1, 2)
+    if len(intervals) == 0:
+        return None
+    axis = int(info["axis"])
+    lane_axis, start = _sap_lanes(world, axis)
+    point = np.zeros(3)
+    point[lane_axis] = start - 0.4
+    point[axis] = float(intervals[:, 0].min())
+    point[1] += 0.3
+    return point, f"sort-and-sweep: intervals on the {AXIS_NAMES[axis]} axis"
+
+
+def _sap_lanes(world, axis: int) -> tuple[int, float]:
+    """The horizontal axis the sort-and-sweep lanes are stacked along (across the sweep ``axis``) and the
+    coordinate of the first lane, just outside the dynamic bodies."""
+    lane_axis = 2 if axis == 0 else 0
+    d = world.data
+    rows = np.flatnonzero(d.alive[: d.n] & ~d.static[: d.n])
+    hi = world.broad.aabb_max[rows, lane_axis].max() if len(rows) else 0.0
+    return lane_axis, float(hi) + 0.6
+
+
 def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
     """The broad phase's own structure: sweep-and-prune intervals as coloured bars in lanes on the
     ground beside the scene (static bodies grey), uniform-grid cells in use as wire cubes, octree nodes
@@ -258,14 +311,12 @@ def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
             return
         axis = int(info["axis"])
         # lanes run along a horizontal axis across the sweep axis, starting just outside the bodies
-        lane_axis = 2 if axis == 0 else 0
+        lane_axis, start = _sap_lanes(world, axis)
         d = world.data
-        rows = np.flatnonzero(d.alive[: d.n] & ~d.static[: d.n])
-        hi = world.broad.aabb_max[rows, lane_axis].max() if len(rows) else 0.0
         lane = np.arange(k) % 32
         a = np.zeros((k, 3))
         a[:, 1] = 0.03
-        a[:, lane_axis] = hi + 0.6 + 0.15 * lane
+        a[:, lane_axis] = start + 0.15 * lane
         b = a.copy()
         a[:, axis] += intervals[:, 0]
         b[:, axis] += intervals[:, 1]

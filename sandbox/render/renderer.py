@@ -111,7 +111,7 @@ class RenderOptions:
     msaa: int = 0
     shadow_map_size: int = 2048
     depth_arrow_scale: float = 10.0
-    impulse_arrow_scale: float = 0.5
+    impulse_arrow_scale: float = 5.0
     velocity_arrow_scale: float = 0.2
     force_arrow_scale: float = 0.02
     line_width: float = 2.0
@@ -697,15 +697,16 @@ class Renderer:
             ctx.depth_func = func
             for prog in (self.line_prog, self.box_line_prog, self.arrow_prog):
                 prog["u_alpha"].value = alpha
+            # points first: the arrows (contact normals) start at the contact dots and must show over them
+            if self._points.count:
+                self.point_prog["u_alpha"].value = alpha
+                self._points.vao.render(moderngl.POINTS, vertices=self._points.count)
             for width, first, count in runs:
                 ctx.line_width = width
                 self._lines.vao.render(moderngl.LINES, vertices=count, first=first)
             for kind, width, first, count in instance_runs:
                 ctx.line_width = width
                 self._debug_instances.draw(kind, first, count)
-            if self._points.count:
-                self.point_prog["u_alpha"].value = alpha
-                self._points.vao.render(moderngl.POINTS, vertices=self._points.count)
         ctx.line_width = 1.0
         ctx.depth_func = "<"
         ctx.fbo.depth_mask = True

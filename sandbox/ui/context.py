@@ -19,6 +19,8 @@ from .spawn import SpawnSettings, drop, shoot
 
 PANEL_WIDTH = 370.0
 """Width of the panel docked at the window's right edge (window coordinates)."""
+LESSON_WIDTH = 340.0
+"""Width of the Lesson window at the window's left edge (window coordinates)."""
 
 
 @dataclass
@@ -33,11 +35,28 @@ class FrameStats:
     idle: bool = False
 
 
+def _fits(camera: Camera, points: np.ndarray, rect: tuple[float, float, float, float], w: int,
+          h: int) -> bool:
+    """Whether every world point of ``points`` ((k, 3)) lies in front of ``camera`` and projects into
+    the window rectangle ``rect`` ``(x0, y0, x1, y1)`` (top-left origin) of a ``w`` × ``h`` window."""
+    if len(points) == 0:
+        return True
+    homogeneous = np.hstack([points, np.ones((len(points), 1))])
+    clip = homogeneous @ (camera.projection_matrix(w / h) @ camera.view_matrix()).T
+    if np.any(clip[:, 3] <= camera.near):
+        return False
+    x = 0.5 * (clip[:, 0] / clip[:, 3] + 1.0) * w
+    y = 0.5 * (1.0 - clip[:, 1] / clip[:, 3]) * h
+    x0, y0, x1, y1 = rect
+    return bool(np.all((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)))
+
+
 @dataclass
 class UiContext:
     """The session, the view of it (``camera``, ``options``, ``window_size``, ``show_panel``), the
     spawn settings, the last frame's ``stats`` and the screen rectangles the UI covered last frame
-    (``ui_rects``, top-left origin: ``(x0, y0, x1, y1)``)."""
+    (``ui_rects``, top-left origin: ``(x0, y0, x1, y1)``). ``show_lesson`` shows the scene's Lesson
+    window (the user's choice, kept from scene to scene), ``show_labels`` its labels in the view."""
 
     session: Session
     camera: Camera = field(default_factory=Camera)
@@ -47,6 +66,8 @@ class UiContext:
     show_panel: bool = True
     stats: FrameStats = field(default_factory=FrameStats)
     ui_rects: list[tuple[float, float, float, float]] = field(default_factory=list)
+    show_lesson: bool = True
+    show_labels: bool = True
 
     # --- geometry -----------------------------------------------------------------------------------
     def cursor_ray(self, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
@@ -91,8 +112,12 @@ class UiContext:
         return True
 
     def framing_camera(self, world: World) -> Camera:
-        """A camera that sees the world's dynamic bodies (or the origin in an empty scene), centred
-        in the part of the window that the panel leaves free."""
+        """The scene's lesson camera when it has a lesson, else a camera that sees the world's dynamic
+        bodies (or the origin in an empty scene); either centred in the part of the window that the
+        panel and the Lesson window leave free."""
+        lesson = self.session.lesson
+        if lesson is not None:
+            return self._lesson_camera(world, lesson)
         d = world.data
         live = d.alive[: d.n] & ~d.static[: d.n]
         if not live.any():
@@ -102,10 +127,41 @@ class UiContext:
         centre = 0.5 * (lo + hi)
         radius = 0.5 * float(np.linalg.norm(hi - lo))
         centre[1] = max(0.85 * centre[1], 0.5)
-        camera = Camera(target=centre, distance=min(max(2.6 * radius + 3.0, 8.0), 150.0))
-        if self.show_panel:
-            camera.pan(-0.5 * PANEL_WIDTH, 0.0, self.window_size[1])
-            camera = Camera(target=camera.target, distance=camera.distance)  # Home returns here
+        return self._centred(Camera(target=centre, distance=min(max(2.6 * radius + 3.0, 8.0), 150.0)))
+
+    def _lesson_camera(self, world: World, lesson) -> Camera:
+        """The lesson's camera (``Lesson.camera.orbit()``), centred in the free part of the window and,
+        where that part is narrower than the whole window the lesson's view was chosen for, moved back
+        along its line of sight just far enough that the dynamic bodies fit in it (in steps of 10 %, at
+        most 2× the lesson's distance: farther, the labels crowd together). The labels are not fitted:
+        they are wide and often placed for the whole window."""
+        view = lesson.camera.orbit()
+        d = world.data
+        live = d.alive[: d.n] & ~d.static[: d.n]
+        pos, rad = d.pos[: d.n][live], d.radius[: d.n][live]
+        points = np.concatenate([pos + s * rad[:, None] * axis for s in (-1.0, 1.0) for axis in np.eye(3)])
+        w, h = self.window_size
+        left = LESSON_WIDTH if self.show_lesson else 0.0
+        right = w - (PANEL_WIDTH if self.show_panel else 0.0)
+        distance = view["distance"]
+        for _ in range(12):
+            camera = self._centred(Camera(target=view["target"], distance=distance, yaw=view["yaw"],
+                                          pitch=view["pitch"], fov_y=view["fov_y"]))
+            if _fits(camera, points, (left + 20.0, 20.0, right - 20.0, h - 20.0), w, h):
+                break
+            distance = min(1.1 * distance, 2.0 * view["distance"])
+        return camera
+
+    def _centred(self, camera: Camera) -> Camera:
+        """``camera`` panned so that its target shows in the middle of the part of the window that the
+        panel (right) and the Lesson window (left) leave free; Home returns to this view."""
+        left = LESSON_WIDTH if self.show_lesson and self.session.lesson is not None else 0.0
+        right = PANEL_WIDTH if self.show_panel else 0.0
+        shift = 0.5 * (left - right)
+        if shift:
+            camera.pan(shift, 0.0, self.window_size[1])
+            camera = Camera(target=camera.target, distance=camera.distance, yaw=camera.yaw,
+                            pitch=camera.pitch, fov_y=camera.fov_y)
         return camera
 
     def focus(self, body: Body | None) -> None:

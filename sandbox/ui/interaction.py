@@ -121,8 +121,10 @@ class Interaction:
         self._hover(x, y)
 
     def _hover(self, x: float, y: float) -> None:
+        """Hover the dynamic body under the cursor. Static bodies are not hovered: the ground fills most
+        of the view, and highlighting it whenever the cursor is over empty floor only distracts."""
         hit, _, _ = self._pick(x, y)
-        self.hovered = hit.body if hit is not None else None
+        self.hovered = hit.body if hit is not None and not hit.body.static else None
 
     def leave(self) -> None:
         """The cursor went over the panel or out of the window: nothing is hovered."""

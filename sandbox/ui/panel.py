@@ -15,11 +15,14 @@ import numpy as np
 from imgui_bundle import imgui, implot
 
 from ..engine import BROADPHASES, KIND_NAMES, RESPONSES, RESTITUTION_RULES, SETTINGS, STAGE_GROUPS, STAGES
+from ..lessons import Label
+from ..render.debug_draw import broadphase_caption, broadphase_legend
 from ..scenes import SCENES
-from ..session import MAX_FRAME_SECONDS, Simulation
+from ..session import MAX_FRAME_SECONDS, Simulation, scene_files
 from . import spawn
 from .context import PANEL_WIDTH, UiContext
 from .interaction import Interaction
+from .lesson import LessonWindow, draw_plates, view_span, visible_labels
 
 HISTORY = 240
 DEBUG_TOGGLES = (("shadows", "Shadows"), ("grid", "Ground grid"), ("outlines", "Selection outlines"),
@@ -57,8 +60,22 @@ HELP = (
     ("Delete / Backspace", "delete the selected body"),
     ("Esc", "let go, deselect"),
     ("H", "hide / show the panel"),
+    ("L", "hide / show the Lesson window"),
     ("Ctrl + Q", "quit"),
 )
+
+
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the right number: "1 body", "2 bodies", "0 bodies"."""
+    return f"{n} {singular if n == 1 else (plural or singular + 's')}"
+
+
+def scene_choices(session_scene: str, files: list[str]) -> tuple[str, ...]:
+    """The scene list: the built-in scenes, then the scene files of ``assets/scenes`` (by file name),
+    then the current scene if it is neither (a file loaded from elsewhere), so that the box always
+    names what is loaded."""
+    names = (*SCENES, *(f for f in files if f not in SCENES))
+    return names if not session_scene or session_scene in names else (*names, session_scene)
 
 
 def _choice(label: str, value: str, options: tuple[str, ...]) -> tuple[bool, str]:
@@ -78,6 +95,7 @@ def slowdown_note(sim: Simulation) -> str:
 
 
 def _row(label: str, value: str) -> None:
+    """One label–value row of a two-column table (the label dimmed)."""
     imgui.table_next_row()
     imgui.table_next_column()
     imgui.text_colored(DIM, label)
@@ -99,6 +117,13 @@ class Panel:
         self.step_ms = np.zeros(HISTORY, np.float32)
         self.stage_ms = np.zeros((len(STAGES), HISTORY), np.float32)  # per stage, per frame
         self._saved_gravity = np.array([0.0, -9.81, 0.0])
+        self.lesson = LessonWindow(ctx)
+        self.overflow = 0.0
+        """How far (pixels) the panel's open sections reach below its window last frame (0: they fit)."""
+        self._files = {path.name: path for path in scene_files()}
+        self._selected_before = None
+        self.reload_rect: tuple[float, float, float, float] | None = None
+        """Where the Reload button of a scene file was drawn last (window points, top-left origin)."""
 
     # --- frame -----------------------------------------------------------------------------------------
     def draw(self) -> None:
@@ -106,8 +131,18 @@ class Panel:
         self._record_history()
         self._overlay()
         self._tooltip()
+        self.lesson.draw()
+        if self.ctx.options.broadphase:
+            self._guarded("the broad-phase caption", self._broadphase_caption)
         if self.ctx.show_panel:
             self._panel()
+
+    def _broadphase_caption(self) -> None:
+        """Name what the broad-phase drawing shows, in the view beside it (sort and sweep's lanes)."""
+        caption = broadphase_caption(self.ctx.session.world)
+        if caption is not None:
+            draw_plates(visible_labels(self.ctx, [Label(tuple(caption[0]), caption[1])]),
+                        span=view_span(self.ctx))
 
     def _record_history(self) -> None:
         world = self.ctx.session.world
@@ -151,7 +186,8 @@ class Panel:
             imgui.text_colored(DIM, f"  {sim.time_scale:g}×")
         world = sim.world
         idle = " (idle)" if ctx.stats.idle else ""
-        imgui.text(f"{len(world.bodies)} bodies   t = {sim.time:.2f} s   {ctx.stats.fps:.0f} FPS{idle}")
+        bodies = counted(len(world.bodies), "body", "bodies")
+        imgui.text(f"{bodies}   t = {sim.time:.2f} s   {ctx.stats.fps:.0f} FPS{idle}")
         imgui.text_colored(DIM, f"step {sim.step_ms:.2f} ms · render {ctx.stats.render_ms:.2f} ms")
         if sim.behind:
             imgui.text_colored(YELLOW, slowdown_note(sim))
@@ -173,20 +209,31 @@ class Panel:
         w, h = self.ctx.window_size
         imgui.set_next_window_pos(imgui.ImVec2(w - PANEL_WIDTH, 0))
         imgui.set_next_window_size(imgui.ImVec2(PANEL_WIDTH, h))
-        flags = imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
+        # an always-visible scrollbar: when the open sections are taller than the window, it shows
+        flags = (imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
+                 | imgui.WindowFlags_.always_vertical_scrollbar)
         imgui.begin("sandbox###panel", None, flags)
         self._remember_rect()
         imgui.push_item_width(PANEL_WIDTH * 0.56)
         self._guarded("showing errors", self._errors)
+        # Open at first: only Simulation, the controls used all the time. Stats (a table, the stage tree
+        # and three plots) cannot fit under it in a 1280x720 window, and its key figures (bodies, step
+        # and render time, frame rate) are in the overlay anyway; open, it scrolls with the always-shown
+        # scrollbar. "Selected body" opens by itself when a body gets selected.
         opened = imgui.TreeNodeFlags_.default_open
+        selected = self.ctx.session.selected
         sections = (("Simulation", opened, self._simulation), ("World", 0, self._world),
                     ("Advanced", 0, self._advanced), ("Spawn", 0, self._spawn),
-                    ("Selected body", opened, self._selected),
+                    ("Selected body", 0, self._selected),
                     ("Mouse tools", 0, self._mouse), ("Debug draw", 0, self._debug),
-                    ("Stats", opened, self._stats), ("Help", 0, self._help))
+                    ("Stats", 0, self._stats), ("Help", 0, self._help))
         for title, header_flags, section in sections:
+            if title == "Selected body" and selected is not None and selected != self._selected_before:
+                imgui.set_next_item_open(True)
             if imgui.collapsing_header(title, header_flags):
                 self._guarded(f"panel section {title}", section)
+        self._selected_before = selected
+        self.overflow = max(0.0, imgui.get_cursor_pos_y() - imgui.get_scroll_y() - h)
         imgui.pop_item_width()
         imgui.end()
 
@@ -224,11 +271,28 @@ class Panel:
                 imgui.text_colored(YELLOW, slowdown_note(sim))
                 imgui.pop_text_wrap_pos()
 
-        names = tuple(SCENES)
+        names = scene_choices(session.scene_name, list(self._files))
         scene = session.scene_name if session.scene_name in names else names[0]
-        changed, name = _choice("Scene", scene, names)
-        if changed:
-            ctx.load_scene(name)
+        if session.scene_path is not None:
+            imgui.push_item_width(PANEL_WIDTH * 0.56 - 70)
+        changed, name = _choice("##scene", scene, names)
+        if changed and name != scene:
+            ctx.load_scene(str(self._files[name]) if name in self._files and name not in SCENES else name)
+        if session.scene_path is not None:
+            imgui.pop_item_width()
+            imgui.same_line()
+            if imgui.button("Reload", imgui.ImVec2(62, 0)):
+                ctx.load_scene(session.scene_path)  # reads the file again: edits made since show
+            a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+            self.reload_rect = (a.x, a.y, b.x, b.y)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(f"read {session.scene_path} again")
+        imgui.same_line()
+        imgui.text("Scene")
+        if session.lesson is not None:
+            changed, show = imgui.checkbox("Lesson window (L)", ctx.show_lesson)
+            if changed:
+                ctx.show_lesson = show
         _, self.scene_path = imgui.input_text("##load", self.scene_path)
         imgui.same_line()
         if imgui.button("Load file", imgui.ImVec2(-1, 0)):
@@ -464,6 +528,10 @@ class Panel:
         changed, scale = _choice("Normal length", opts.normal_scale, NORMAL_SCALES)
         if changed:
             opts.normal_scale = scale
+        if opts.broadphase:
+            imgui.push_text_wrap_pos(0.0)
+            imgui.text_colored(DIM, broadphase_legend(self.ctx.session.world))
+            imgui.pop_text_wrap_pos()
 
     def _stats(self) -> None:
         ctx, sim = self.ctx, self.ctx.session.sim
@@ -487,7 +555,11 @@ class Panel:
                 ("Render", f"{ctx.stats.render_ms:.2f} ms   (UI {ctx.stats.ui_ms:.2f} ms)"),
                 ("Frame rate", f"{ctx.stats.fps:.0f} FPS  ({sim.steps_last_frame} steps this frame)"),
                 ("Energy", f"{ke + pe:.1f} J  (kinetic {ke:.1f}, potential {pe:.1f})"))
-        if imgui.begin_table("stats", 2, imgui.TableFlags_.sizing_stretch_prop):
+        if imgui.begin_table("stats", 2, imgui.TableFlags_.sizing_fixed_fit):
+            # the label column as wide as its longest label, so that no label runs into its value
+            imgui.table_setup_column("label", imgui.TableColumnFlags_.width_fixed,
+                                     max(imgui.calc_text_size(label).x for label, _ in rows) + 12.0)
+            imgui.table_setup_column("value", imgui.TableColumnFlags_.width_stretch)
             for label, value in rows:
                 _row(label, value)
             imgui.end_table()
