@@ -1,0 +1,214 @@
+"""Snapshots (``World.snapshot`` / ``World.restore``, ``engine/snapshot.py``): a restored world steps bit for
+bit as the original did, whatever happened in between, and a snapshot is a set of copies.
+
+Every run below records, per step, the state hash and the step's collision events (kind and the two
+bodies' rows), so that the event state (touching keys, pending ends) is checked along with the bodies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sandbox import scenes
+from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
+from sandbox.engine.bodies import STATE_FIELDS
+from sandbox.engine.snapshot import Snapshot
+from tests.test_determinism import mixed_pile
+
+DT = 1.0 / 60.0
+STEPS = 300
+
+
+def mixed_world() -> World:
+    """The 300-body pile of every shape kind (tests/test_determinism.py) with a rod between two bodies, a
+    pendulum on a rope from a world point, and a mouse grab pulling one body aside."""
+    w = World()
+    mixed_pile(w, 300)
+    bodies = w.bodies
+    w.add_distance_joint(bodies[1], bodies[2])
+    bob = w.add_body(Sphere(0.3), position=(6.0, 3.0, 0.0), restitution=0.5)
+    w.add_distance_joint(bob, None, anchor_b=(6.0, 6.0, 1.0), rope=True)
+    w.grab(bodies[40], bodies[40].position + (0.0, 1.0, 0.0)).target = (3.0, 4.0, 0.0)
+    return w
+
+
+def record(world: World, steps: int) -> list[tuple]:
+    """Step ``world`` ``steps`` times; per step its state hash and its events (kind, rows of A and B)."""
+    out = []
+    for _ in range(steps):
+        world.step(DT)
+        events = tuple((e.kind, e.body_a.index, e.body_b.index) for e in world.events)
+        out.append((world.state_hash(), events))
+    return out
+
+
+def disturb(world: World) -> list:
+    """What a user may do between taking a snapshot and restoring it: remove bodies (one with a joint, one
+    grabbed), add bodies of every kind (into the freed rows), change settings, step, add a body in a new
+    row. Returns the handles of the bodies added."""
+    rng = np.random.default_rng(5)
+    bodies = world.bodies
+    for b in bodies[3:30:3] + [bodies[1], bodies[40]]:
+        world.remove_body(b)
+    added = [world.add_body(shape, position=(k - 1.5, 12.0, 0.0), velocity=(0.0, -3.0, 0.0))
+             for k, shape in enumerate((Sphere(0.3), Box(0.2), Capsule(0.2, 0.3),
+                                        ConvexHull(scenes.random_hull_points(rng, 0.4))))]
+    world.restitution_rule = "max"
+    world.gravity = (0.0, -4.0, 0.0)
+    bodies[100].restitution = 0.9
+    record(world, 20)
+    for k in range(10):
+        added.append(world.add_body(Sphere(0.5), position=(2.0 * k, 20.0, 0.0), mass=0.0 if k == 0 else 1.0))
+    return added
+
+
+def arrays_of(snap: Snapshot) -> list[np.ndarray]:
+    """Copies of every array of ``snap``, to compare it with later."""
+    return [a.copy() for a in snap.arrays()]
+
+
+def test_round_trip_is_bit_identical_after_adds_and_removes():
+    w = mixed_world()
+    record(w, 60)
+    before = w.bodies
+    snap = w.snapshot()
+    h0 = w.state_hash()
+    reference = record(w, STEPS)
+    w.restore(snap)
+    assert w.state_hash() == h0
+    added = disturb(w)
+    assert w.data.n > snap.n and any(b.index < snap.n for b in added)
+    assert w.state_hash() != h0
+    w.restore(snap)
+    assert w.state_hash() == h0 and w.steps == snap.steps and w.time == snap.time
+    # handles from before the snapshot are valid again (removed ones included), later ones are not
+    assert w.bodies == before and all(b.alive for b in before)
+    assert not any(b.alive for b in added)
+    assert record(w, STEPS) == reference
+    # later bodies in the same rows do not bring the stale handles back, also in the rows of restored
+    # bodies (whose generation went back to the snapshot's) once those are removed again
+    reused = {b.index for b in added}
+    for b in before:
+        if b.index in reused:
+            w.remove_body(b)
+    for _ in range(20):
+        w.add_body(Sphere(0.1), position=(0.0, 30.0, 0.0))
+    assert not any(b.alive for b in added)
+
+
+def test_restore_twice_and_after_growing_past_the_capacity():
+    w = World()
+    scenes.ground(w)
+    for k in range(50):
+        w.add_body(Box(0.3) if k % 2 else Sphere(0.3), position=(0.0, 0.5 + 0.7 * k, 0.0))
+    record(w, 30)
+    snap = w.snapshot()
+    reference = record(w, 120)
+    w.restore(snap)
+    extra = [w.add_body(Sphere(0.2), position=(k * 0.5, 40.0, 3.0)) for k in range(100)]  # grows the arrays
+    record(w, 10)
+    w.restore(snap)
+    assert w.data.capacity == snap.capacity
+    assert not any(b.alive for b in extra)
+    assert record(w, 120) == reference
+    w.restore(snap)
+    assert record(w, 120) == reference
+    for _ in range(100):  # the rows come back: the old handles must stay dead
+        w.add_body(Sphere(0.2), position=(0.0, 60.0, 0.0))
+    assert not any(b.alive for b in extra)
+
+
+def test_scrub_back_and_resume_reproduces_the_run():
+    w = mixed_world()
+    history = []
+    reference = []
+    for _ in range(200):
+        history.append(w.snapshot())
+        reference += record(w, 1)
+    for k in (150, 20, 120):
+        w.restore(history[k])
+        assert record(w, 200 - k) == reference[k:]
+
+
+def test_a_branch_differs_only_after_its_change():
+    w = mixed_world()
+    record(w, 30)
+    snap = w.snapshot()
+    reference = record(w, 120)
+    w.restore(snap)
+    assert record(w, 50) == reference[:50]
+    w.gravity = (0.0, -3.0, 0.0)
+    branch = record(w, 70)
+    assert all(a[0] != b[0] for a, b in zip(branch, reference[50:], strict=True))
+    w.restore(snap)
+    assert record(w, 40) == reference[:40]
+    w.bodies[7].restitution = 1.0
+    w.restitution_rule = "max"
+    bouncy = record(w, 80)
+    assert bouncy[-1][0] != reference[-1][0]
+    w.restore(snap)  # the branches left the snapshot as it was
+    assert record(w, 120) == reference
+
+
+def test_two_worlds_restored_from_one_snapshot_stay_identical():
+    a = mixed_world()
+    record(a, 40)
+    a.contact_cache = True
+    a.substeps = 6  # a setting away from its default: the other worlds must take it too
+    snap = a.snapshot()
+    b, c = World(), World()
+    b.restore(snap)
+    c.restore(snap)
+    assert b.substeps == 6 and len(b.joints) == 2 and len(b.grabs) == 1
+    assert b.state_hash() == c.state_hash() == a.state_hash()
+    run_b, run_c = record(b, STEPS), record(c, STEPS)
+    assert run_b == run_c == record(a, STEPS)
+    # the A/B start: the same start with one setting changed goes its own way
+    c.restore(snap)
+    c.response = "penalty"
+    assert record(c, 30)[-1][0] != run_b[29][0]
+
+
+def test_a_snapshot_holds_copies():
+    w = mixed_world()
+    record(w, 30)
+    snap = w.snapshot()
+    saved = arrays_of(snap)
+    reference = record(w, 60)
+    disturb(w)
+    w.snapshot()  # a later snapshot shares arrays with this one only where the bits are equal
+    record(w, 30)
+    assert all(np.array_equal(x, y) for x, y in zip(saved, snap.arrays(), strict=True))
+    w.restore(snap)
+    record(w, 5)
+    assert all(np.array_equal(x, y) for x, y in zip(saved, snap.arrays(), strict=True))
+    w.restore(snap)
+    assert record(w, 60) == reference
+
+
+def test_a_snapshot_is_compact_and_shares_what_did_not_change():
+    w = World()
+    scenes.s1_pile(w, 216)
+    record(w, 5)
+    first = w.snapshot()
+    n = w.data.n
+    assert all(isinstance(first.bodies[f], np.ndarray) and len(first.bodies[f]) == n for f in STATE_FIELDS)
+    assert set(first.bodies) == set(STATE_FIELDS)
+    record(w, 1)
+    second = w.snapshot()
+    for name in ("mass", "inv_inertia_local", "kind", "params", "generation", "alive"):
+        assert second.bodies[name] is first.bodies[name]
+    assert second.bodies["pos"] is not first.bodies["pos"]
+    assert second.shapes is first.shapes and second.settings is first.settings
+    assert second.nbytes(since=first) < 0.5 * second.nbytes()
+    # -0.0 and 0.0 are different bits: the snapshot must not share an array that only compares equal
+    w.data.torque[3, 0] = -0.0
+    third = w.snapshot()
+    assert third.bodies["torque"] is not second.bodies["torque"]
+    assert np.signbit(third.bodies["torque"][3, 0])
+
+
+def test_restore_rejects_what_is_not_a_snapshot():
+    with pytest.raises(ValueError, match="Snapshot"):
+        World().restore({"pos": np.zeros((1, 3))})
