@@ -51,12 +51,12 @@ class ContactArrays:
     # the fields a reader of the last step's contacts sees (``first`` is the next step's to write)
     STATE = ("body_a", "body_b", "normal", "npoints", "points_a", "points_b", "depth", "impulse")
 
-    def copy_state(self) -> dict[str, np.ndarray]:
-        """Copies of the last step's manifolds, rows ``[:count]``, by field name (see ``STATE``)."""
-        return {name: getattr(self, name)[: self.count].copy() for name in self.STATE}
+    def state(self) -> dict[str, np.ndarray]:
+        """The last step's manifolds, rows ``[:count]`` by field name (views: see ``STATE``)."""
+        return {name: getattr(self, name)[: self.count] for name in self.STATE}
 
     def set_state(self, state: dict[str, np.ndarray]) -> None:
-        """Make the manifolds those of ``state`` (from ``copy_state``), copying them in."""
+        """Make the manifolds those of ``state`` (copies of a ``state()``), copying them in."""
         count = len(state["body_a"])
         self.ensure(count)
         for name in self.STATE:
@@ -154,16 +154,15 @@ class ContactSolverData:
         """Drop the persistent impulses (after bodies were removed or rows reused)."""
         self.prev_m = 0
 
-    def copy_stored(self) -> StoredImpulses:
-        """A copy of last step's stored impulses (the warm-start state), trimmed to the used rows."""
+    def stored(self) -> StoredImpulses:
+        """Last step's stored impulses (the warm-start state), trimmed to the used rows (views)."""
         m = self.prev_m
         k = int((self.prev_first[:m] + self.prev_np[:m]).max()) if m else 0
-        return StoredImpulses(m, self.prev_key[:m].copy(), self.prev_first[:m].copy(),
-                              self.prev_np[:m].copy(), self.prev_la[:k].copy(), self.prev_ln[:k].copy(),
-                              self.prev_lt[:k].copy())
+        return StoredImpulses(m, self.prev_key[:m], self.prev_first[:m], self.prev_np[:m], self.prev_la[:k],
+                              self.prev_ln[:k], self.prev_lt[:k])
 
     def set_stored(self, stored: StoredImpulses) -> None:
-        """Make ``stored`` (from ``copy_stored``) last step's impulses, copying it in (the next step's
+        """Make ``stored`` (a copy of a ``stored()``) last step's impulses, copying it in (the next step's
         ``keep`` hands these arrays on as its spare set and writes into them)."""
         self.prev_key, self.prev_first, self.prev_np, self.prev_la, self.prev_ln, self.prev_lt = (
             np.concatenate([a, np.zeros((1, *a.shape[1:]), a.dtype)]) for a in stored[1:])
@@ -201,12 +200,12 @@ class ManifoldCache:
         """Drop every entry (after bodies were removed or rows reused)."""
         self.count = 0
 
-    def copy_entries(self) -> CachedManifolds:
-        """A copy of the current entries, trimmed to the used rows."""
-        return CachedManifolds(*(a[: self.count].copy() for a in self.current))
+    def entries(self) -> CachedManifolds:
+        """The current entries, trimmed to the used rows (views)."""
+        return CachedManifolds(*(a[: self.count] for a in self.current))
 
     def set_entries(self, entries: CachedManifolds) -> None:
-        """Make ``entries`` (from ``copy_entries``) the current set, copying it in."""
+        """Make ``entries`` (a copy of an ``entries()``) the current set, copying it in."""
         self.current = CachedManifolds(*(np.concatenate([a, np.zeros((1, *a.shape[1:]), a.dtype)])
                                          for a in entries))
         self.count = len(entries.keys)

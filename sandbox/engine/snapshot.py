@@ -24,8 +24,9 @@ A snapshot holds:
 
 It holds no Python object per body: the body fields are arrays, and the per-body dictionaries of the
 world (shape, default mass) are shared with the previous snapshot of the same world whenever they did not
-change. Every array is likewise shared with the previous snapshot when its bits are equal (a sleeping
-pile's positions, every setting, the masses), so a history of snapshots costs only what changed.
+change. While every body sleeps, each array too is shared with the previous snapshot when its bits are
+equal, so a history of a resting world costs almost nothing per step; a world in motion has its arrays
+simply copied (comparing an array costs several times its copy, and most of them change every step).
 
 What a restore does to handles: a ``Body`` handle taken while the snapshot's body was alive is valid
 again (its row holds the same body with the same generation). A handle of a body added after the
@@ -152,29 +153,35 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(a.reshape(-1).view(as_int), b.reshape(-1).view(as_int)))
 
 
-def _keep(new: np.ndarray, old: np.ndarray | None) -> np.ndarray:
-    """A copy of ``new``, or ``old`` (an array of the previous snapshot) when it holds the same bits,
-    so that snapshots in a row share whatever did not change."""
-    if old is not None and _same_bits(new, old):
+def _keep(new: np.ndarray, old: np.ndarray | None, compare: bool) -> np.ndarray:
+    """A copy of ``new``, or, with ``compare``, ``old`` (the same array of the previous snapshot) when it
+    holds the same bits, so that snapshots in a row share whatever did not change."""
+    if compare and old is not None and _same_bits(new, old):
         return old
     return new.copy()
 
 
-def _keep_all(new: tuple, old: tuple | None) -> tuple:
+def _keep_all(new: tuple, old: tuple | None, compare: bool) -> tuple:
     """``_keep`` for each array of the tuple or named tuple ``new`` against the same place in ``old``
     (numbers are kept as they are)."""
-    kept = [_keep(x, None if old is None else old[k]) if isinstance(x, np.ndarray) else x
+    kept = [_keep(x, None if old is None else old[k], compare) if isinstance(x, np.ndarray) else x
             for k, x in enumerate(new)]
     return type(new)(*kept) if hasattr(new, "_fields") else tuple(kept)
 
 
 def take(world: World, previous: Snapshot | None = None) -> Snapshot:
     """A snapshot of ``world`` (see ``Snapshot``), sharing with ``previous`` (an earlier snapshot of the
-    same world, or None) every array and dictionary that did not change since."""
+    same world, or None) the arrays and dictionaries that did not change since.
+
+    The per-body dictionaries, the hull table and the settings are always compared with ``previous``'s
+    (comparing them is cheap). The arrays are compared only when no body is awake: while bodies move,
+    most of them differ anyway, and comparing an array costs several times copying it (a snapshot taken
+    every step of a moving pile would cost twice as much)."""
     d = world.data
     n = d.n
     p = previous
-    bodies = {name: _keep(getattr(d, name)[:n], p.bodies[name] if p else None) for name in STATE_FIELDS}
+    same = p is not None and not bool((d.awake[:n] & d.alive[:n] & ~d.static[:n]).any())
+    bodies = {name: _keep(getattr(d, name)[:n], p.bodies[name] if p else None, same) for name in STATE_FIELDS}
     # the per-body dictionaries change only when a body is added or removed, or a mass is set: compared
     # with the previous snapshot's (by identity of the shapes, C speed), they are shared in a steady state
     shapes = p.shapes if p is not None and p.shapes == world._shapes else dict(world._shapes)
@@ -199,23 +206,21 @@ def take(world: World, previous: Snapshot | None = None) -> Snapshot:
                             float(g.max_force), float(g.frequency), float(g.damping_ratio), g.impulse.copy(),
                             g.force.copy())
                   for g in world.grabs)
-    contacts = world.contacts.copy_state()
-    if p is not None:
-        contacts = {k: _keep(v, p.contacts[k]) for k, v in contacts.items()}
+    contacts = {k: _keep(v, p.contacts[k] if p else None, same) for k, v in world.contacts.state().items()}
     return Snapshot(
-        n=n, capacity=d.capacity, free=_keep(np.array(d.free, np.int64), p.free if p else None),
+        n=n, capacity=d.capacity, free=_keep(np.array(d.free, np.int64), p.free if p else None, same),
         bodies=bodies, shapes=shapes, default_masses=masses, lock_rotation=locked, hulls=hulls,
-        settings=settings, gravity=_keep(world._gravity, p.gravity if p else None), joints=joints,
+        settings=settings, gravity=_keep(world._gravity, p.gravity if p else None, same), joints=joints,
         grabs=grabs,
-        stored=_keep_all(world._solver.copy_stored(), p.stored if p else None),
-        cache=_keep_all(world._manifold_cache.copy_entries(), p.cache if p else None),
-        contacts=contacts, pairs=_keep(np.asarray(world.pairs), p.pairs if p else None),
+        stored=_keep_all(world._solver.stored(), p.stored if p else None, same),
+        cache=_keep_all(world._manifold_cache.entries(), p.cache if p else None, same),
+        contacts=contacts, pairs=_keep(np.asarray(world.pairs), p.pairs if p else None, same),
         cached_manifolds=int(world.cached_manifolds),
-        island=_keep(world._island[:n], p.island if p else None),
-        touching=_keep(world._touching, p.touching if p else None), touching_n=int(world._touching_n),
+        island=_keep(world._island[:n], p.island if p else None, same),
+        touching=_keep(world._touching, p.touching if p else None, same), touching_n=int(world._touching_n),
         pending=tuple(world._pending_events), removed_ends=tuple(world._removed_ends),
-        begin_data=_keep_all(world._begin_data, p.begin_data if p else None),
-        end_data=_keep_all(world._end_data, p.end_data if p else None),
+        begin_data=_keep_all(world._begin_data, p.begin_data if p else None, same),
+        end_data=_keep_all(world._end_data, p.end_data if p else None, same),
         time=float(world.time), steps=int(world.steps))
 
 
