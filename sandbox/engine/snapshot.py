@@ -40,6 +40,7 @@ world makes new ones there.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -320,3 +321,113 @@ def restore(world: World, snap: Snapshot) -> None:
     world._events_cache = None
     world.time = snap.time
     world.steps = snap.steps
+
+
+class History:
+    """A rewind history of a world stepped in fixed steps, at a memory cost a long run can afford: a full
+    snapshot (a keyframe) every ``every`` steps and after every change made between steps, and the ``dt``
+    of every step. ``seek(world, step)`` restores the last keyframe at or before ``step`` and steps the
+    world forward to it, which gives that step's state bit for bit (the step is deterministic), at the
+    cost of up to ``every`` steps. Recording on after a seek starts a new branch: the old branch's later
+    keyframes are dropped.
+
+    Call ``record(world, dt)`` after each ``world.step(dt)``, and ``mark(world)`` after anything else that
+    changes the world (adding, removing or pushing a body, moving a grab, changing a setting): a replay
+    only repeats steps, so each such change has to be in a keyframe. ``max_keyframes`` bounds the memory:
+    the oldest keyframes are dropped first.
+
+    >>> from sandbox.engine import World, Sphere
+    >>> w = World()
+    >>> ball = w.add_body(Sphere(0.5), position=(0, 2, 0))
+    >>> history = History(w, every=10)
+    >>> hashes = {}
+    >>> for _ in range(30):
+    ...     w.step(1 / 60)
+    ...     history.record(w, 1 / 60)
+    ...     hashes[w.steps] = w.state_hash()
+    >>> history.seek(w, 17)
+    >>> w.state_hash() == hashes[17]
+    True
+    """
+
+    def __init__(self, world: World, every: int = 60, max_keyframes: int = 1000) -> None:
+        if not isinstance(every, int) or every < 1:
+            raise ValueError(f"every must be a positive integer, got {every!r}")
+        if not isinstance(max_keyframes, int) or max_keyframes < 1:
+            raise ValueError(f"max_keyframes must be a positive integer, got {max_keyframes!r}")
+        self.every = every
+        self.max_keyframes = max_keyframes
+        self._at: list[int] = []  # the keyframes' step counters, ascending
+        self._keyframes: list[Snapshot] = []
+        self._first = world.steps  # the step counter of _dts[0]'s start
+        self._dts: list[float] = []  # _dts[k]: the dt of the step from step _first + k to the next
+        self.mark(world)
+
+    @property
+    def first_step(self) -> int:
+        """The earliest step ``seek`` can go to (the oldest keyframe's)."""
+        return self._at[0]
+
+    @property
+    def last_step(self) -> int:
+        """The latest step recorded."""
+        return max(self._first + len(self._dts), self._at[-1])
+
+    def _drop_after(self, step: int) -> None:
+        """Forget what was recorded after ``step`` (another branch's future)."""
+        while self._at and self._at[-1] > step:
+            self._at.pop()
+            self._keyframes.pop()
+        del self._dts[max(step - self._first, 0):]
+
+    def _keep(self, step: int, snap: Snapshot) -> None:
+        if self._at and self._at[-1] == step:  # a change after the step: its keyframe supersedes
+            self._keyframes[-1] = snap
+        else:
+            self._at.append(step)
+            self._keyframes.append(snap)
+        if len(self._at) > self.max_keyframes:
+            self._at.pop(0)
+            self._keyframes.pop(0)
+            cut = self._at[0] - self._first  # the steps before the oldest keyframe cannot be replayed
+            del self._dts[:cut]
+            self._first = self._at[0]
+
+    def mark(self, world: World) -> None:
+        """Record a change made to ``world`` since its last step (a keyframe of it as it is now)."""
+        self._drop_after(world.steps)
+        self._keep(world.steps, world.snapshot())
+
+    def record(self, world: World, dt: float) -> None:
+        """Record the step of ``dt`` seconds that ``world`` has just taken."""
+        s = world.steps
+        self._drop_after(s - 1)
+        if s - 1 != self._first + len(self._dts):
+            raise ValueError(f"step {s} does not follow the recorded steps (the last is {self.last_step}); "
+                             "record every step")
+        self._dts.append(float(dt))
+        if s % self.every == 0:
+            self._keep(s, world.snapshot())
+
+    def seek(self, world: World, step: int) -> None:
+        """Make ``world`` what it was after step ``step``: restore the last keyframe at or before it and
+        replay the recorded steps (with the collision callbacks silent: they ran the first time)."""
+        if not self.first_step <= step <= self.last_step:
+            raise ValueError(f"step must be from {self.first_step} to {self.last_step}, got {step!r}")
+        k = bisect.bisect_right(self._at, step) - 1
+        world.restore(self._keyframes[k])
+        callbacks = world._begin_callbacks, world._end_callbacks
+        world._begin_callbacks, world._end_callbacks = [], []
+        try:
+            for s in range(self._at[k], step):
+                world.step(self._dts[s - self._first])
+        finally:
+            world._begin_callbacks, world._end_callbacks = callbacks
+
+    def nbytes(self) -> int:
+        """Bytes of array data the keyframes hold (arrays shared between keyframes counted once)."""
+        total, prev = 0, None
+        for snap in self._keyframes:
+            total += snap.nbytes(since=prev)
+            prev = snap
+        return total
