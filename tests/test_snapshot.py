@@ -67,8 +67,8 @@ def disturb(world: World) -> list:
     world.gravity = (0.0, -4.0, 0.0)
     bodies[100].restitution = 0.9
     record(world, 20)
-    for k in range(10):
-        added.append(world.add_body(Sphere(0.5), position=(2.0 * k, 20.0, 0.0), mass=0.0 if k == 0 else 1.0))
+    for k in range(20):
+        added.append(world.add_body(Sphere(0.5), position=(1.1 * k, 20.0, 0.0), mass=0.0 if k == 0 else 1.0))
     return added
 
 
