@@ -11,7 +11,8 @@ rewind history would take them), prints per phase of the run (falling, settling,
   ``--every`` steps to restore from and replay; or only the full snapshots (a seek replays up to
   ``--every`` steps).
 
-The size of one full snapshot and the time of one ``World.restore`` are printed too.
+The size of one full snapshot, the time of one ``World.restore`` and the keyframe spacing that keeps a
+``History`` (``engine/snapshot.py``) under 50 MB/min are printed too.
 """
 
 from __future__ import annotations
@@ -96,6 +97,11 @@ def run(n: int, seconds: float, every: int) -> None:
               f"{(compact[s].mean() + keyframes) * per_min:.0f} | {keyframes * per_min:.0f} |")
     print(f"\nrestore: {restore_ms:.2f} ms; snapshot cost over the whole run (mean): "
           f"{100 * snap_ms.mean() / step_ms.mean():.1f} % of a step")
+    # the keyframe spacing that keeps a ``History`` under 50 MB per minute, and what a seek then costs
+    spacing = int(np.ceil(full.mean() * per_min / 50.0))
+    print(f"a History with a keyframe every {spacing} steps stays under 50 MB/min "
+          f"({full.mean() * per_min / spacing:.0f} MB/min); a seek then replays up to {spacing} steps "
+          f"(about {spacing * np.median(step_ms) / 1e3:.1f} s at this step time, {spacing // 2} on average)")
 
 
 def main() -> None:
