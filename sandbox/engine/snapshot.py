@@ -33,9 +33,9 @@ again (its row holds the same body with the same generation). A handle of a body
 snapshot reports ``alive`` False after the restore, and stays so when new bodies are added later: each
 row's next body gets a generation above every handle given out for the row (``BodyArrays.
 generation_floor``, which the restore raises; rows cut off beyond the snapshot's capacity keep theirs
-there too), so a stale handle never names another body. Joint and grab
-objects of the snapshot's world are the same objects again, their fields restored; restoring into another
-world makes new ones there.
+there too), so a stale handle never names another body. Joint and grab objects of the snapshot's world
+are the same objects again, their fields restored; restoring into another world makes new ones there.
+Collision callbacks are not part of the state: a restore keeps the world's own.
 """
 
 from __future__ import annotations
