@@ -62,6 +62,10 @@ _FIELDS: dict[str, tuple[tuple[int, ...], type, float]] = {
     "scratch": ((), np.float64, 0.0),
     "inv_inertia_start": ((3, 3), np.float64, 0.0),  # world inverse inertia at the start of the step
 }
+WORK_FIELDS = ("dpos", "drot", "speed", "scratch", "inv_inertia_start")
+"""The step's work arrays: each step writes them before reading them, so no body state lives there."""
+STATE_FIELDS = tuple(name for name in _FIELDS if name not in WORK_FIELDS)
+"""The fields that hold the bodies' state (what ``World.snapshot`` copies)."""
 
 
 def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -82,15 +86,30 @@ class BodyArrays:
         self.n = 0
         self.capacity = 0
         self.free: list[int] = []
+        # per row, the lowest generation its next body may have: above every handle given out for the row.
+        # Only ``World.restore`` raises it (it brings back earlier generations, and may cut rows off
+        # beyond the capacity); growing the arrays and freeing a row respect it, so that no handle of a
+        # body added after a snapshot names another body once the world is restored to that snapshot
+        self.generation_floor = np.zeros(0, np.int64)
         self._grow(capacity)
 
     def _grow(self, capacity: int) -> None:
+        old = self.capacity
         for name, (shape, dtype, fill) in _FIELDS.items():
             new = np.full((capacity, *shape), fill, dtype=dtype)
-            if self.capacity:
-                new[: self.capacity] = getattr(self, name)
+            if old:
+                new[:old] = getattr(self, name)
             setattr(self, name, new)
+        k = min(capacity, len(self.generation_floor))
+        if k > old:
+            self.generation[old:k] = self.generation_floor[old:k]
         self.capacity = capacity
+
+    def reset(self, capacity: int) -> None:
+        """Reallocate every field at ``capacity`` rows, all fresh (for ``World.restore``, which fills
+        them); ``n``, ``free`` and the generations are the caller's to set."""
+        self.capacity = 0
+        self._grow(capacity)
 
     def allocate(self) -> int:
         """A free row index (reusing removed rows first), growing the arrays when full."""
@@ -104,6 +123,8 @@ class BodyArrays:
     def release(self, i: int) -> None:
         """Free row ``i``: reset it to the fresh-row values, keep and bump its generation."""
         gen = self.generation[i] + 1
+        if i < len(self.generation_floor):
+            gen = max(gen, self.generation_floor[i])
         for name, (_shape, _dtype, fill) in _FIELDS.items():
             getattr(self, name)[i] = fill
         self.generation[i] = gen
@@ -132,7 +153,8 @@ class Body:
     @property
     def _data(self) -> BodyArrays:
         d = self._world.data
-        if not d.alive[self.index] or d.generation[self.index] != self.generation:
+        # a row beyond the capacity: the world was restored to a snapshot taken before the row existed
+        if self.index >= d.capacity or not d.alive[self.index] or d.generation[self.index] != self.generation:
             raise ValueError("this body has been removed from its world")
         return d
 
@@ -150,7 +172,8 @@ class Body:
     def alive(self) -> bool:
         """False once the body has been removed."""
         d = self._world.data
-        return bool(d.alive[self.index] and d.generation[self.index] == self.generation)
+        i = self.index
+        return bool(i < d.capacity and d.alive[i] and d.generation[i] == self.generation)
 
     @property
     def shape(self):

@@ -48,6 +48,21 @@ class ContactArrays:
         """Total number of contact points in the last step's manifolds."""
         return int(self.npoints[: self.count].sum())
 
+    # the fields a reader of the last step's contacts sees (``first`` is the next step's to write)
+    STATE = ("body_a", "body_b", "normal", "npoints", "points_a", "points_b", "depth", "impulse")
+
+    def state(self) -> dict[str, np.ndarray]:
+        """The last step's manifolds, rows ``[:count]`` by field name (views: see ``STATE``)."""
+        return {name: getattr(self, name)[: self.count] for name in self.STATE}
+
+    def set_state(self, state: dict[str, np.ndarray]) -> None:
+        """Make the manifolds those of ``state`` (copies of a ``state()``), copying them in."""
+        count = len(state["body_a"])
+        self.ensure(count)
+        for name in self.STATE:
+            getattr(self, name)[:count] = state[name]
+        self.count = count
+
 
 class ContactSolverData:
     """The solver's state (see ``core/contact_rows.py`` for the meaning of ``cw``): per contact point,
@@ -139,6 +154,20 @@ class ContactSolverData:
         """Drop the persistent impulses (after bodies were removed or rows reused)."""
         self.prev_m = 0
 
+    def stored(self) -> StoredImpulses:
+        """Last step's stored impulses (the warm-start state), trimmed to the used rows (views)."""
+        m = self.prev_m
+        k = int((self.prev_first[:m] + self.prev_np[:m]).max()) if m else 0
+        return StoredImpulses(m, self.prev_key[:m], self.prev_first[:m], self.prev_np[:m], self.prev_la[:k],
+                              self.prev_ln[:k], self.prev_lt[:k])
+
+    def set_stored(self, stored: StoredImpulses) -> None:
+        """Make ``stored`` (a copy of a ``stored()``) last step's impulses, copying it in (the next step's
+        ``keep`` hands these arrays on as its spare set and writes into them)."""
+        self.prev_key, self.prev_first, self.prev_np, self.prev_la, self.prev_ln, self.prev_lt = (
+            np.concatenate([a, np.zeros((1, *a.shape[1:]), a.dtype)]) for a in stored[1:])
+        self.prev_m = stored.count
+
 
 class ManifoldCache:
     """Last step's manifolds kept in their bodies' frames, for reuse while a pair hardly moves (see
@@ -170,6 +199,16 @@ class ManifoldCache:
     def forget(self) -> None:
         """Drop every entry (after bodies were removed or rows reused)."""
         self.count = 0
+
+    def entries(self) -> CachedManifolds:
+        """The current entries, trimmed to the used rows (views)."""
+        return CachedManifolds(*(a[: self.count] for a in self.current))
+
+    def set_entries(self, entries: CachedManifolds) -> None:
+        """Make ``entries`` (a copy of an ``entries()``) the current set, copying it in."""
+        self.current = CachedManifolds(*(np.concatenate([a, np.zeros((1, *a.shape[1:]), a.dtype)])
+                                         for a in entries))
+        self.count = len(entries.keys)
 
 
 @dataclass(frozen=True, eq=False)

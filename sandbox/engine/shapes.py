@@ -201,6 +201,19 @@ class HullTable:
             self._packed = None
         return self._ids[key]
 
+    def hull_list(self) -> tuple[ConvexHull, ...]:
+        """The registered hulls in id order (shared references: shapes are immutable), for a snapshot."""
+        return tuple(self.shapes)
+
+    def set_hull_list(self, hulls: tuple[ConvexHull, ...]) -> None:
+        """Make ``hulls`` (from ``hull_list``) the table, ids and all; the packed arrays are rebuilt only
+        when the table changes."""
+        if len(hulls) == len(self.shapes) and all(a is b for a, b in zip(hulls, self.shapes, strict=True)):
+            return
+        self.shapes = list(hulls)
+        self._ids = {id(h): k for k, h in enumerate(hulls)}
+        self._packed = None
+
     def arrays(self) -> HullArrays:
         """The packed table ``H`` of every hull (``core.records.HullArrays``, layout in ``core.layout``)."""
         if self._packed is None:

@@ -34,6 +34,9 @@ from .core.narrowphase import collide_pairs
 from .core.records import SUBSTEP_STAGES, BodyState, Grabs, Joints, SolverContacts, StepSettings
 from .settings import MAX_DT, SETTINGS, SettingAttribute
 from .shapes import ConvexHull, HullTable, Shape
+from .snapshot import Snapshot
+from .snapshot import restore as restore_snapshot
+from .snapshot import take as take_snapshot
 from .trace import SolverPass, StepTrace, solver_pass_labels
 from .validate import (
     MAX_ANGULAR_SPEED,
@@ -189,6 +192,8 @@ class World:
         self._tracing: list[str] | None = None  # the solver pass labels while step_traced runs
         self._trace_lam = np.zeros((0, 1, 3))  # the solver trace (core/substeps.record_pass); no rows: off
         self._trace_vel = np.zeros((0, 1, 6))
+        # the last snapshot taken or restored: the next one shares every array that has not changed since
+        self._last_snapshot: Snapshot | None = None
 
     # -------------------------------------------------------------------------------------------------
     # settings
@@ -839,6 +844,38 @@ class World:
                                           Body(self, int(eb[k]), int(gb[k]))))
             self._events_cache = out
         return self._events_cache
+
+    # -------------------------------------------------------------------------------------------------
+    # snapshots
+
+    def snapshot(self) -> Snapshot:
+        """A copy of everything the next step depends on (see ``snapshot.py``): ``restore`` brings the
+        world back to it, and stepping on then gives the same states bit for bit. It shares with the
+        previous snapshot every array whose bits did not change, so a history of them costs what changed.
+
+        >>> from sandbox.engine import World, Sphere
+        >>> w = World()
+        >>> ball = w.add_body(Sphere(0.5), position=(0, 2, 0))
+        >>> snap = w.snapshot()
+        >>> w.step(1 / 60)
+        >>> after = w.state_hash()
+        >>> w.restore(snap)
+        >>> w.step(1 / 60)
+        >>> w.state_hash() == after
+        True
+        """
+        snap = take_snapshot(self, self._last_snapshot)
+        self._last_snapshot = snap
+        return snap
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Make the world what it was when ``snapshot`` was taken (by this world or another: two worlds
+        restored from one snapshot step identically). Handles of the snapshot's bodies are valid again;
+        those of bodies added since report ``alive`` False and stay so."""
+        if not isinstance(snapshot, Snapshot):
+            raise ValueError(f"snapshot must be a Snapshot, got {show(snapshot)}")
+        restore_snapshot(self, snapshot)
+        self._last_snapshot = snapshot
 
     # -------------------------------------------------------------------------------------------------
     # diagnostics
