@@ -236,24 +236,40 @@ def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, p
 
 @njit(cache=True, inline="always")
 def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
-                  pts_b, depths):
+                  pts_b, depths, deep):
     """Manifold from a reference face (polygon ``ref[:nref]``, plane ``n·x = d``) and an incident polygon
     ``poly[:npoly]`` of the other body, all in one local frame (``frame_p``, ``frame_q`` map it to the
     world): Sutherland–Hodgman clipping, then the points within ``margin`` below the reference plane
     (``_emit_face_points``). The polygon arrays have four columns: the fourth of the clipped one
-    receives the points' depths. Returns the number of points (0 when none is within ``margin``)."""
+    receives the points' depths. ``deep`` is the incident body's deepest vertex along −n, whose depth is
+    the SAT overlap along n: when clipping keeps points but cuts that vertex off, it is added (and
+    ``_reduce_to_four`` keeps the deepest point). Returns the number of points (0 when none is within
+    ``margin``)."""
     clipped, m = _clip_to_face(ref, nref, n, poly, npoly, spare)
     depth = clipped[:, 3]
     kept = 0
+    deepest_kept = -np.inf
     for k in range(m):
         x = load3(clipped, k)
         s = d - dot(n, x)
         if s >= -margin:
             store3(clipped, kept, x)  # compacted in place: kept <= k
             depth[kept] = s
+            deepest_kept = max(deepest_kept, s)
             kept += 1
     if kept == 0:
         return 0
+    # In a deep, oblique overlap the deepest vertex can lie outside the reference face's side planes, so
+    # that clipping drops it: the manifold then reported a fraction of the overlap along n (0.18 m of
+    # 0.55 m), and the solver pushed the bodies apart too little. Its partner on the reference body is
+    # its projection on the reference plane, as for every point (``_emit_face_points``). The clipped
+    # array has a spare row: clipping a polygon of npoly vertices by nref planes gives at most
+    # npoly + nref of them, and it holds one more.
+    s_deep = d - dot(n, deep)
+    if s_deep > deepest_kept + 1e-12:
+        store3(clipped, kept, deep)
+        depth[kept] = s_deep
+        kept += 1
     return _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths)
 
 
@@ -646,7 +662,7 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         inc, deepest = _incident_face(HB, ib, vb, 0, nb, 0, n)
         npoly = _polygon(HB, fb0 + inc, vb, vb0, poly)
     count = _face_contact(ref, nref, n, d, poly, npoly, spare, margin, use_b, pa, qa, normal, pts_a,
-                          pts_b, depths)
+                          pts_b, depths, deepest)
     if count == 0:
         # Clipping can come out empty when the bodies overlap only near a corner of the reference face:
         # fall back on the deepest vertex alone.
