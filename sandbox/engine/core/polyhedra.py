@@ -236,40 +236,24 @@ def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, p
 
 @njit(cache=True, inline="always")
 def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
-                  pts_b, depths, deep):
+                  pts_b, depths):
     """Manifold from a reference face (polygon ``ref[:nref]``, plane ``n·x = d``) and an incident polygon
     ``poly[:npoly]`` of the other body, all in one local frame (``frame_p``, ``frame_q`` map it to the
     world): Sutherland–Hodgman clipping, then the points within ``margin`` below the reference plane
     (``_emit_face_points``). The polygon arrays have four columns: the fourth of the clipped one
-    receives the points' depths. ``deep`` is the incident body's deepest vertex along −n, whose depth is
-    the SAT overlap along n: when clipping keeps points but cuts that vertex off, it is added (and
-    ``_reduce_to_four`` keeps the deepest point). Returns the number of points (0 when none is within
-    ``margin``)."""
+    receives the points' depths. Returns the number of points (0 when none is within ``margin``)."""
     clipped, m = _clip_to_face(ref, nref, n, poly, npoly, spare)
     depth = clipped[:, 3]
     kept = 0
-    deepest_kept = -np.inf
     for k in range(m):
         x = load3(clipped, k)
         s = d - dot(n, x)
         if s >= -margin:
             store3(clipped, kept, x)  # compacted in place: kept <= k
             depth[kept] = s
-            deepest_kept = max(deepest_kept, s)
             kept += 1
     if kept == 0:
         return 0
-    # In a deep, oblique overlap the deepest vertex can lie outside the reference face's side planes, so
-    # that clipping drops it: the manifold then reported a fraction of the overlap along n (0.18 m of
-    # 0.55 m), and the solver pushed the bodies apart too little. Its partner on the reference body is
-    # its projection on the reference plane, as for every point (``_emit_face_points``). The clipped
-    # array has a spare row: clipping a polygon of npoly vertices by nref planes gives at most
-    # npoly + nref of them, and it holds one more.
-    s_deep = d - dot(n, deep)
-    if s_deep > deepest_kept + 1e-12:
-        store3(clipped, kept, deep)
-        depth[kept] = s_deep
-        kept += 1
     return _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths)
 
 
@@ -322,6 +306,39 @@ def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, nor
         store3(pts_b, 0, on_inc)
     depths[0] = s
     return 1
+
+
+@njit(cache=True, inline="always")
+def _keep_deepest(ref, nref, n, d, deep, count, flip, frame_p, frame_q, pts_a, pts_b, depths):
+    """Make sure a face contact's manifold (``count`` points, written by ``_face_contact`` or
+    ``_box_face_contact``) holds the incident body's deepest vertex ``deep`` along −n, whose depth
+    below the reference plane ``n·x = d`` is the overlap along n that SAT measured. In a deep, oblique
+    overlap that vertex can lie outside the reference face's side planes and clipping drops it: the
+    manifold then reported a fraction of the overlap (0.18 m of 0.55 m) and the solver pushed the
+    bodies apart too little. It is added (in place of the shallowest point when there are four), with
+    its partner the point of the reference face closest to its projection on the reference plane: on
+    the reference body's surface, and in the plane, so that the depth is still
+    dot(point on A − point on B, normal). Same frames and conventions as ``_fallback_contact``. Returns
+    the new point count."""
+    s = d - dot(n, deep)
+    shallowest = 0
+    for i in range(count):
+        if depths[i] >= s - 1e-12:
+            return count  # a manifold point is as deep
+        if depths[i] < depths[shallowest]:
+            shallowest = i
+    slot = count if count < 4 else shallowest
+    y = _closest_on_face(ref, nref, n, mad(deep, n, s))
+    on_inc = add(frame_p, quat_rotate(frame_q, deep))
+    on_ref = add(frame_p, quat_rotate(frame_q, y))
+    if flip:
+        store3(pts_a, slot, on_inc)
+        store3(pts_b, slot, on_ref)
+    else:
+        store3(pts_a, slot, on_ref)
+        store3(pts_b, slot, on_inc)
+    depths[slot] = s
+    return max(count, slot + 1)
 
 
 @njit(cache=True, inline="always")
@@ -463,14 +480,16 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     _box_face(mad(ci, m_out, hi[j]), m_out, ei[w], hi[w], hi[(j + 2) % 3], poly)
     count = _box_face_contact(cf, n, er[u], er[v], hr[u], hr[v], poly, spare, margin, use_b, pa, qa, normal,
                               pts_a, pts_b, depths)
-    if count == 0:
+    x = ci  # the incident box's deepest vertex
+    for m in range(3):
+        x = mad(x, ei[m], -hi[m] if dot(ei[m], n) > 0.0 else hi[m])
+    _box_face(cf, n, er[u], hr[u], hr[v], ref)
+    if count > 0:
+        count = _keep_deepest(ref, 4, n, dot(n, cf), x, count, use_b, pa, qa, pts_a, pts_b, depths)
+    else:
         # Clipping can come out empty when the boxes overlap only near a corner of the reference face:
         # fall back on the incident box's deepest vertex.
-        x = ci
-        for m in range(3):
-            x = mad(x, ei[m], -hi[m] if dot(ei[m], n) > 0.0 else hi[m])
         store3(poly, 0, x)
-        _box_face(cf, n, er[u], hr[u], hr[v], ref)
         count = _fallback_contact(ref, 4, n, dot(n, cf), poly, margin, use_b, pa, qa, normal, pts_a, pts_b,
                                   depths)
     return count
@@ -662,8 +681,10 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         inc, deepest = _incident_face(HB, ib, vb, 0, nb, 0, n)
         npoly = _polygon(HB, fb0 + inc, vb, vb0, poly)
     count = _face_contact(ref, nref, n, d, poly, npoly, spare, margin, use_b, pa, qa, normal, pts_a,
-                          pts_b, depths, deepest)
-    if count == 0:
+                          pts_b, depths)
+    if count > 0:
+        count = _keep_deepest(ref, nref, n, d, deepest, count, use_b, pa, qa, pts_a, pts_b, depths)
+    else:
         # Clipping can come out empty when the bodies overlap only near a corner of the reference face:
         # fall back on the deepest vertex alone.
         store3(poly, 0, deepest)
