@@ -18,7 +18,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "b0f4f7eebfa1e82c797260ab597f6e706e717727460e0f21254bf2a9b76bd48c"
+RECORDED = "70615490b4aebdccfd54cd5054a66f90b86b71072ad3f4410316a6ce65dc3e56"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:
