@@ -79,7 +79,7 @@ def test_max_push_velocity_bounds_the_push_out():
             speed = max(speed, float(np.linalg.norm(b.linear_velocity)))
         return speed
     slow, fast = fastest(0.5), fastest(3.0)
-    assert slow <= 0.5 * 1.05 and fast > 1.0
+    assert slow <= 0.5 * 1.05 and fast > 2 * slow  # the bound holds, and a higher one pushes faster
 
 
 def test_restitution_threshold_slow_impacts_do_not_bounce():
