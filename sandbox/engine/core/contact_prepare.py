@@ -24,8 +24,6 @@ from .contact_rows import (
     LAM_T1,
     LAM_T2,
     MASS_N,
-    MASS_T1,
-    MASS_T2,
     MU,
     NF,
     RA,
@@ -42,7 +40,7 @@ from .contact_rows import (
     put3,
 )
 from .friction import combine_friction
-from .impulse import point_velocity, tangent_mass
+from .impulse import point_velocity
 from .layout import pair_key
 from .restitution import combine_restitution
 from .vecmath import (
@@ -167,8 +165,7 @@ def prepare_contacts(nb, blocks, manifolds, m_first, bodies, rules, match, previ
 @njit(cache=True, error_model="numpy")
 def jacobian_lanes(nl, cw, base, Inv):
     """The cached Jacobian rows (ra×d, rb×d, Ia⁻¹(ra×d), Ib⁻¹(rb×d)) and the effective masses along
-    d = n and, one for both (``impulse.tangent_mass``), along t1, t2 of one slot of a block's lanes, from
-    the anchors and directions already in ``cw`` and
+    d = n, t1, t2 of one slot of a block's lanes, from the anchors and directions already in ``cw`` and
     the lanes' inverse inertias and masses in ``Inv``. A lane loop without branches, compiled to SIMD
     instructions like the solver's lane loops."""
     for j in range(nl):
@@ -181,7 +178,6 @@ def jacobian_lanes(nl, cw, base, Inv):
               Inv[at(0, IIB + 4, j)], Inv[at(0, IIB + 5, j)], Inv[at(0, IIB + 6, j)], Inv[at(0, IIB + 7, j)],
               Inv[at(0, IIB + 8, j)])
         ims = Inv[at(0, IMA2, j)] + Inv[at(0, IMB2, j)]
-        inv_t1 = 0.0
         for direction in range(3):
             d = get3(cw, base, N + 3 * direction, j)
             rad = cross(ra, d)
@@ -195,13 +191,6 @@ def jacobian_lanes(nl, cw, base, Inv):
             put3(cw, base, f + 9, j, ibd)
             # the effective mass along d: 1 / (1/ma + 1/mb + (ra×d)·Ia⁻¹(ra×d) + (rb×d)·Ib⁻¹(rb×d)),
             # the seed's impulse formula with its angular terms (impulse.py); 0 when both bodies are
-            # immovable, and in an empty slot (d = 0); along the tangents, one mass for both
+            # immovable, and in an empty slot (d = 0)
             inv_k = ims + dot(rad, iad) + dot(rbd, ibd)
-            if direction == 0:
-                cw[at(base, MASS_N, j)] = dot(d, d) / inv_k if inv_k > 0.0 else 0.0
-            elif direction == 1:
-                inv_t1 = inv_k
-            else:  # one mass for both tangents, so that sliding friction opposes the slip (impulse.py)
-                mass_t = tangent_mass(inv_t1, inv_k, get3(cw, base, T1, j), d)
-                cw[at(base, MASS_T1, j)] = mass_t
-                cw[at(base, MASS_T2, j)] = mass_t
+            cw[at(base, MASS_N + direction, j)] = dot(d, d) / inv_k if inv_k > 0.0 else 0.0

@@ -10,8 +10,7 @@ reference solver) reach any field of it as ``cw[row[k] + f·STRIDE]``.
 The fields, named by the constants below: the unit normal (A to B) and two tangents; twelve cached
 angular Jacobian rows, four per direction d ∈ (n, t1, t2): ra×d, rb×d, Ia⁻¹(ra×d), Ib⁻¹(rb×d), so that a
 point's relative velocity along d is (vb − va)·d + ωb·(rb×d) − ωa·(ra×d) and an impulse λ along d changes
-ωa by −λ·Ia⁻¹(ra×d), with no matrix product in the inner loop; the effective masses along n and, one
-value for both, along the tangents (``impulse.tangent_mass``);
+ωa by −λ·Ia⁻¹(ra×d), with no matrix product in the inner loop; the effective masses along n, t1, t2;
 friction μ; restitution e; the normal velocity at the start of the step; the approach speed at impact;
 the separation when the contact was made; the accumulated impulses along n, t1, t2; the largest normal
 impulse of the step; and the anchors ra, rb (contact point minus centre of mass, world frame). Slots
@@ -60,13 +59,11 @@ WB = 9
 IMA = 12
 IMB = 13
 NV = 14
-# rows of ``D``: displacement of b relative to a, and each body's rotation vector, since the step began;
-# the manifold's mean normal impulse (the load that bounds each of its points' friction)
+# rows of ``D``: displacement of b relative to a, and each body's rotation vector, since the step began
 DX = 0
 DRA = 3
 DRB = 6
-LOAD = 9
-ND = 10
+ND = 9
 # rows of a block's gathered inverse inertias ``Inv``, for ``jacobian_lanes``: Ia⁻¹ and Ib⁻¹ (9 rows each,
 # row-major), 1/ma, 1/mb
 IIA = 0

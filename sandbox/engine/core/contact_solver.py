@@ -36,7 +36,6 @@ from .contact_rows import (
     LAM_N,
     LAM_T1,
     LAM_T2,
-    LOAD,
     MASS_N,
     MASS_T1,
     MASS_T2,
@@ -215,10 +214,9 @@ def store_normal(cw, base, j, new, lam_max):
 
 
 @njit(cache=True, error_model="numpy")
-def friction_lanes(nl, cw, base, V, D):
+def friction_lanes(nl, cw, base, V):
     """Coulomb friction of one slot of a block's lanes: the tangential impulse vector that stops the
-    sliding, clamped to the disc of radius μ·λ̄n, λ̄n the mean normal impulse of the lane's manifold (row
-    ``LOAD`` of ``D``, see ``solve_contacts``). Written without branches (min/max), so that the loop
+    sliding, clamped to the disc of radius μ·λn. Written without branches (min/max), so that the loop
     over lanes compiles to SIMD instructions; the ``numpy`` error model lets a division by zero give inf
     instead of raising."""
     for j in range(nl):
@@ -232,7 +230,7 @@ def friction_lanes(nl, cw, base, V, D):
                                                - dot(wa, jac(cw, base, j, 1, 0)))
         l2 = lt2 - cw[at(base, MASS_T2, j)] * (dot(dv, t2) + dot(wb, jac(cw, base, j, 2, 1))
                                                - dot(wa, jac(cw, base, j, 2, 0)))
-        cap = cw[at(base, MU, j)] * D[at(0, LOAD, j)]
+        cap = cw[at(base, MU, j)] * cw[at(base, LAM_N, j)]
         f = min(1.0, cap / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
         l1 *= f
         l2 *= f
@@ -267,30 +265,18 @@ def solve_contacts(contacts, bodies, coefficients):
     ``drot`` since the step began (s = s₀ + n·(Δx_b − Δx_a) + Δθ_b·(r_b×n) − Δθ_a·(r_a×n), as in Box2D v3
     and Rapier), which needs no quaternion work in the inner loop.
 
-    Per manifold, the normals of all its points first, then their friction (Box2D v3's order).
-    Normal: s > 0 is a speculative contact that only stops the approach that
+    Friction first: Coulomb, the tangential impulse vector clamped to the disc of radius μ·λn (last
+    iteration's normal impulse), so that non-penetration, solved last, is the constraint that holds best
+    when the iterations stop. Normal: s > 0 is a speculative contact that only stops the approach that
     would close the gap within the sub-step (v_n ≥ −s/h); an overlap gets a soft bias (a spring of
     contact hertz, pushing at most the max push velocity) given by ``coefficients`` (see
     ``normal_coefficients``); with the relax pass's coefficients there is no bias. The accumulated normal
-    impulse is clamped at ≥ 0. Friction: Coulomb, each point's tangential impulse vector clamped to the
-    disc of radius μ·λ̄n, where λ̄n is the mean of the normal impulses just solved at the manifold's
-    points (the manifold's load shared evenly, as PhysX's patch friction bounds the friction of a contact
-    patch by its total normal force), with one effective mass along both tangents
-    (``impulse.tangent_mass``).
-
-    Why this order and this bound (issue 9): a box landing flat at 6 m/s has its approach stopped within
-    one pass, point after point, and Gauss–Seidel leaves a transient tilt and unequal normal impulses at
-    the four corners. Friction solved before the normals, each corner bounded by its own impulse, took
-    that transient's slip out unevenly and left the box turning about the vertical at 0.7 rad/s after
-    the bounce; solved after the normals of the manifold, with equal bounds at its points, it turns no
-    more than 0.002 rad/s. The relax pass solves friction too (Box2D v3): its normal impulses are the
-    final ones, and friction clamped by them is what makes a spinning box slow down at Coulomb's rate.
-    Covers the coloured blocks; the overflow is the reference solver's."""
+    impulse is clamped at ≥ 0. Covers the coloured blocks; the overflow is the reference solver's."""
     B, cw, V, D = contacts.table, contacts.pts.cw, contacts.V, contacts.D
     order, blk_start, blk_lanes, blk_slots, blk_off = B.order, B.start, B.lanes, B.slots, B.offset
     mb_a, mb_b = contacts.body_a, contacts.body_b
     dpos, drot, vel, angvel = bodies.dpos, bodies.drot, bodies.vel, bodies.angvel
-    inv_mass, moving, npoints = bodies.inv_mass, bodies.moving, contacts.npoints
+    inv_mass, moving = bodies.inv_mass, bodies.moving
     for blk in range(contacts.wide_blocks):
         gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
         s = blk_start[blk]
@@ -301,25 +287,15 @@ def solve_contacts(contacts, bodies, coefficients):
             put3(D, 0, DX, j, sub(load3(dpos, b), load3(dpos, a)))
             put3(D, 0, DRA, j, load3(drot, a))
             put3(D, 0, DRB, j, load3(drot, b))
-        # the normals of all the slots first, then friction (Box2D v3's order)
         for p in range(blk_slots[blk]):
-            normal_lanes(blk_lanes[blk], cw, blk_off[blk] + p * NF * STRIDE, V, D, coefficients)
-        manifold_loads(blk_lanes[blk], blk_slots[blk], cw, blk_off[blk], order, s, npoints, D)
-        for p in range(blk_slots[blk]):
-            friction_lanes(blk_lanes[blk], cw, blk_off[blk] + p * NF * STRIDE, V, D)
+            base = blk_off[blk] + p * NF * STRIDE
+            # each lane: friction first, then the normal (two loops, each short enough for the processor
+            # to overlap the independent lanes). The relax pass solves friction too (Box2D v3): its
+            # normal impulses are the final ones, and friction clamped by them is what makes a spinning
+            # box slow down at Coulomb's rate (with friction only in the biased passes, 2-5 % slower)
+            friction_lanes(blk_lanes[blk], cw, base, V)
+            normal_lanes(blk_lanes[blk], cw, base, V, D, coefficients)
         scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
-
-
-@njit(cache=True)
-def manifold_loads(nl, slots, cw, off, order, start, npoints, D):
-    """Row ``LOAD`` of ``D``: each lane's mean normal impulse over its manifold's points, summed slot by
-    slot in point order (the empty slots add 0) and divided by the point count, as the reference solver
-    does."""
-    for j in range(nl):
-        total = 0.0
-        for p in range(slots):
-            total += cw[at(off + p * NF * STRIDE, LAM_N, j)]
-        D[at(0, LOAD, j)] = total / npoints[order[start + j]]
 
 
 @njit(cache=True)

@@ -2,7 +2,7 @@
 tutorials write them.
 
 This is the same method as the wide solver (``contact_solver.py``) without its data layout: for each
-manifold in colour order, the normal impulse of each of its points, then the friction of each, computed
+manifold in colour order, for each of its points, first friction, then the normal impulse, each computed
 from the bodies' velocities with the impulse formula of ``impulse.py`` written out. Read it first; the
 wide solver computes the same numbers (``tests/test_solver.py`` checks the two agree to 1e-9), only
 32 manifolds at a time. It is used, not kept for show: it solves the overflow manifolds that found no
@@ -36,14 +36,13 @@ import math
 from numba import njit
 
 from .contact_rows import APPROACH, LAM_MAX, LAM_N, LAM_T1, LAM_T2, MU, RA, RB, SEP0, T1, T2, N, at, get3
-from .impulse import effective_mass, inverse_mass_along, push_pair, tangent_mass
+from .impulse import effective_mass, push_pair
 from .vecmath import ZERO_MAT, cross, dot, load3, load_mat, mat_vec, store3, sub
 
 
 @njit(cache=True)
-def solve_point(k, contacts, bodies, coefficients, warm, load):
-    """Solve contact point ``k`` once: with ``warm``, apply its accumulated impulses again; else with
-    ``load`` < 0 its normal, with ``load`` ≥ 0 (its manifold's mean normal impulse) its friction."""
+def solve_point(k, contacts, bodies, coefficients, warm):
+    """Solve contact point ``k`` once (or, with ``warm``, apply its accumulated impulses again)."""
     cw = contacts.pts.cw
     c = contacts.pts.row[k]  # where point k's fields are (contact_rows.py)
     a = contacts.pts.bodies[k, 0]
@@ -70,7 +69,25 @@ def solve_point(k, contacts, bodies, coefficients, warm, load):
                                    mat_vec(ib, rbt1))
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, cw[at(c, LAM_T2, 0)], mat_vec(ia, rat2),
                                    mat_vec(ib, rbt2))
-    elif load < 0.0:
+    else:
+        # friction, in every pass (the relax pass too, see contact_solver.solve_contacts): the tangential
+        # impulse that stops the sliding, kept inside the disc |λt| ≤ μ·λn
+        old1, old2 = cw[at(c, LAM_T1, 0)], cw[at(c, LAM_T2, 0)]
+        dv = sub(vb, va)
+        vt1 = dot(dv, t1) + dot(wb, rbt1) - dot(wa, rat1)  # the sliding velocity along t1 and t2
+        vt2 = dot(dv, t2) + dot(wb, rbt2) - dot(wa, rat2)
+        l1 = old1 - effective_mass(ima, imb, ia, ib, ra, rb, t1) * vt1
+        l2 = old2 - effective_mass(ima, imb, ia, ib, ra, rb, t2) * vt2
+        limit = cw[at(c, MU, 0)] * cw[at(c, LAM_N, 0)]
+        shrink = min(1.0, limit / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
+        l1 *= shrink
+        l2 *= shrink
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - old1, mat_vec(ia, rat1),
+                                   mat_vec(ib, rbt1))
+        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - old2, mat_vec(ia, rat2),
+                                   mat_vec(ib, rbt2))
+        cw[at(c, LAM_T1, 0)] = l1
+        cw[at(c, LAM_T2, 0)] = l2
         # the gap now, to first order from how far each body moved and turned since the step began
         dx = sub(load3(bodies.dpos, b), load3(bodies.dpos, a))
         s = (cw[at(c, SEP0, 0)] + dot(dx, n) + dot(load3(bodies.drot, b), rbn)
@@ -88,28 +105,6 @@ def solve_point(k, contacts, bodies, coefficients, warm, load):
         cw[at(c, LAM_N, 0)] = new
         cw[at(c, LAM_MAX, 0)] = max(cw[at(c, LAM_MAX, 0)], new)
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, mat_vec(ia, ran), mat_vec(ib, rbn))
-    else:
-        # friction, in every pass (the relax pass too, see contact_solver.solve_contacts): the tangential
-        # impulse that stops the sliding, kept inside the disc |λt| ≤ μ·λ̄n (λ̄n = ``load``), with one
-        # effective mass along both tangents so that a sliding point's friction opposes its slip
-        old1, old2 = cw[at(c, LAM_T1, 0)], cw[at(c, LAM_T2, 0)]
-        dv = sub(vb, va)
-        vt1 = dot(dv, t1) + dot(wb, rbt1) - dot(wa, rat1)  # the sliding velocity along t1 and t2
-        vt2 = dot(dv, t2) + dot(wb, rbt2) - dot(wa, rat2)
-        k_t = tangent_mass(inverse_mass_along(ima, imb, ia, ib, ra, rb, t1),
-                           inverse_mass_along(ima, imb, ia, ib, ra, rb, t2), t1, t2)
-        l1 = old1 - k_t * vt1
-        l2 = old2 - k_t * vt2
-        limit = cw[at(c, MU, 0)] * load
-        shrink = min(1.0, limit / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
-        l1 *= shrink
-        l2 *= shrink
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - old1, mat_vec(ia, rat1),
-                                   mat_vec(ib, rbt1))
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - old2, mat_vec(ia, rat2),
-                                   mat_vec(ib, rbt2))
-        cw[at(c, LAM_T1, 0)] = l1
-        cw[at(c, LAM_T2, 0)] = l2
     # a body that does not move keeps its velocity (it is immovable for this step)
     if bodies.moving[a]:
         store3(vel, a, va)
@@ -121,25 +116,11 @@ def solve_point(k, contacts, bodies, coefficients, warm, load):
 
 @njit(cache=True)
 def solve_blocks(contacts, bodies, coefficients, warm, first, last):
-    """One pass over blocks ``first``…``last − 1`` of ``contacts``: every manifold in colour order, the
-    normals of its points in turn, then their friction bounded by the mean of those normal impulses
-    (``solve_point``; see ``contact_solver.solve_contacts`` for why); with ``warm``, the warm start
-    instead."""
+    """One pass over blocks ``first``…``last − 1`` of ``contacts``: every manifold in colour order, every
+    point of it in turn (``solve_point``); with ``warm``, the warm start instead."""
     B = contacts.table
-    cw, row = contacts.pts.cw, contacts.pts.row
     for blk in range(first, last):
         for lane in range(B.lanes[blk]):
             i = B.order[B.start[blk] + lane]
-            f, m = contacts.first[i], contacts.npoints[i]
-            if warm:
-                for p in range(m):
-                    solve_point(f + p, contacts, bodies, coefficients, True, -1.0)
-                continue
-            for p in range(m):
-                solve_point(f + p, contacts, bodies, coefficients, False, -1.0)
-            total = 0.0
-            for p in range(m):
-                total += cw[at(row[f + p], LAM_N, 0)]
-            load = total / m
-            for p in range(m):
-                solve_point(f + p, contacts, bodies, coefficients, False, load)
+            for p in range(contacts.npoints[i]):
+                solve_point(contacts.first[i] + p, contacts, bodies, coefficients, warm)

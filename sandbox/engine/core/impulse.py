@@ -41,30 +41,6 @@ def effective_mass(ima, imb, ia, ib, ra, rb, d):
 
 
 @njit(cache=True)
-def tangent_mass(inv_k1, inv_k2, t1, t2):
-    """The one effective mass that friction uses along both tangents ``t1``, ``t2``, from the inverse
-    effective masses 1/K along each (the formula of ``effective_mass``): 2 / (1/K₁ + 1/K₂), the harmonic
-    mean (0 in an empty slot, where the tangents are 0).
-
-    Why one mass: the friction update λt ← λt − K·v_slip, then clamped to the disc |λt| ≤ μ·λn, is
-    Coulomb's law (the friction of a sliding point opposes its slip) only if K is the same along both
-    tangents. With a separate K per tangent, the clamped impulse of a sliding point turns away from its
-    slip, by an angle that changes as the contact's anchors turn against the fixed tangents: a box spun
-    at 10 rad/s slowed 1.3 % below Coulomb's torsional rate. With one mass a point that sticks still comes
-    to rest, over the Gauss–Seidel passes."""
-    return (dot(t1, t1) + dot(t2, t2)) / (inv_k1 + inv_k2) if inv_k1 + inv_k2 > 0.0 else 0.0
-
-
-@njit(cache=True)
-def inverse_mass_along(ima, imb, ia, ib, ra, rb, d):
-    """1/K along ``d`` (the denominator of ``effective_mass``), with the same operations as the wide
-    solver's cached rows."""
-    rad = cross(ra, d)
-    rbd = cross(rb, d)
-    return ima + imb + dot(rad, mat_vec(ia, rad)) + dot(rbd, mat_vec(ib, rbd))
-
-
-@njit(cache=True)
 def apply_impulse_pair(vel, angvel, a, b, ima, imb, ia, ib, ra, rb, p):
     """Apply impulse ``p`` to body b at ``rb`` and ``-p`` to body a at ``ra`` (Newton's third law), for
     bodies of inverse masses ``ima``, ``imb`` and world inverse inertias ``ia``, ``ib`` (row-major
