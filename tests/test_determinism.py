@@ -18,7 +18,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "70615490b4aebdccfd54cd5054a66f90b86b71072ad3f4410316a6ce65dc3e56"
+RECORDED = "1077511918306aa67c6199a227f515e6441722224feba456ee5db6a15dc8bc72"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:
