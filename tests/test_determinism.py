@@ -18,7 +18,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "1077511918306aa67c6199a227f515e6441722224feba456ee5db6a15dc8bc72"
+RECORDED = "d3e60899e41a9ad41be2ef4391de0c31d65bdb31f1da4cd1eeea811c0992ff9d"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:

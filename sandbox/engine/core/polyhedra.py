@@ -235,39 +235,6 @@ def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, nor
 
 
 @njit(cache=True, inline="always")
-def _keep_deepest(ref, nref, n, d, deep, count, flip, frame_p, frame_q, pts_a, pts_b, depths):
-    """Make sure a face contact's manifold (``count`` points, written by ``_face_contact`` or
-    ``_box_face_contact``) holds the incident body's deepest vertex ``deep`` along −n, whose depth
-    below the reference plane ``n·x = d`` is the overlap along n that SAT measured. In a deep, oblique
-    overlap that vertex can lie outside the reference face's side planes and clipping drops it: the
-    manifold then reported a fraction of the overlap (0.18 m of 0.55 m) and the solver pushed the
-    bodies apart too little. It is added (in place of the shallowest point when there are four), with
-    its partner the point of the reference face closest to its projection on the reference plane: on
-    the reference body's surface, and in the plane, so that the depth is still
-    dot(point on A − point on B, normal). Same frames and conventions as ``_fallback_contact``. Returns
-    the new point count."""
-    s = d - dot(n, deep)
-    shallowest = 0
-    for i in range(count):
-        if depths[i] >= s - 1e-12:
-            return count  # a manifold point is as deep
-        if depths[i] < depths[shallowest]:
-            shallowest = i
-    slot = count if count < 4 else shallowest
-    y = _closest_on_face(ref, nref, n, mad(deep, n, s))
-    on_inc = add(frame_p, quat_rotate(frame_q, deep))
-    on_ref = add(frame_p, quat_rotate(frame_q, y))
-    if flip:
-        store3(pts_a, slot, on_inc)
-        store3(pts_b, slot, on_ref)
-    else:
-        store3(pts_a, slot, on_ref)
-        store3(pts_b, slot, on_inc)
-    depths[slot] = s
-    return max(count, slot + 1)
-
-
-@njit(cache=True, inline="always")
 def _edge_contact(a0, a1, b0, b1, axis, frame_p, frame_q, normal, pts_a, pts_b, depths):
     """One point at the closest points of edge a0a1 (on A) and edge b0b1 (on B), in a local frame mapped
     to the world by ``frame_p``, ``frame_q``; ``axis`` is the unit normal from A to B."""
@@ -406,16 +373,14 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     _box_face(mad(ci, m_out, hi[j]), m_out, ei[w], hi[w], hi[(j + 2) % 3], poly)
     count = _box_face_contact(cf, n, er[u], er[v], hr[u], hr[v], poly, spare, margin, use_b, pa, qa, normal,
                               pts_a, pts_b, depths)
-    x = ci  # the incident box's deepest vertex
-    for m in range(3):
-        x = mad(x, ei[m], -hi[m] if dot(ei[m], n) > 0.0 else hi[m])
-    _box_face(cf, n, er[u], hr[u], hr[v], ref)
-    if count > 0:
-        count = _keep_deepest(ref, 4, n, dot(n, cf), x, count, use_b, pa, qa, pts_a, pts_b, depths)
-    else:
+    if count == 0:
         # Clipping can come out empty when the boxes overlap only near a corner of the reference face:
         # fall back on the incident box's deepest vertex.
+        x = ci
+        for m in range(3):
+            x = mad(x, ei[m], -hi[m] if dot(ei[m], n) > 0.0 else hi[m])
         store3(poly, 0, x)
+        _box_face(cf, n, er[u], hr[u], hr[v], ref)
         count = _fallback_contact(ref, 4, n, dot(n, cf), poly, margin, use_b, pa, qa, normal, pts_a, pts_b,
                                   depths)
     return count
@@ -608,9 +573,7 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         npoly = _polygon(HB, fb0 + inc, vb, vb0, poly)
     count = _face_contact(ref, nref, n, d, poly, npoly, spare, margin, use_b, pa, qa, normal, pts_a,
                           pts_b, depths)
-    if count > 0:
-        count = _keep_deepest(ref, nref, n, d, deepest, count, use_b, pa, qa, pts_a, pts_b, depths)
-    else:
+    if count == 0:
         # Clipping can come out empty when the bodies overlap only near a corner of the reference face:
         # fall back on the deepest vertex alone.
         store3(poly, 0, deepest)
