@@ -23,6 +23,7 @@ from . import spawn
 from .context import PANEL_WIDTH, UiContext
 from .interaction import Interaction
 from .lesson import LessonWindow, draw_plates, view_span, visible_labels
+from .stepper import Stepper
 
 HISTORY = 240
 DEBUG_TOGGLES = (("shadows", "Shadows"), ("grid", "Ground grid"), ("outlines", "Selection outlines"),
@@ -61,6 +62,7 @@ HELP = (
     ("Esc", "let go, deselect"),
     ("H", "hide / show the panel"),
     ("L", "hide / show the Lesson window"),
+    ("S", "step through: take the next step apart, stage by stage (again: leave)"),
     ("Ctrl + Q", "quit"),
 )
 
@@ -118,6 +120,7 @@ class Panel:
         self.stage_ms = np.zeros((len(STAGES), HISTORY), np.float32)  # per stage, per frame
         self._saved_gravity = np.array([0.0, -9.81, 0.0])
         self.lesson = LessonWindow(ctx)
+        self.stepper = Stepper(ctx)
         self.overflow = 0.0
         """How far (pixels) the panel's open sections reach below its window last frame (0: they fit)."""
         self._files = {path.name: path for path in scene_files()}
@@ -132,6 +135,7 @@ class Panel:
         self._overlay()
         self._tooltip()
         self.lesson.draw()
+        self._guarded("the stepper", self.stepper.draw)
         if self.ctx.options.broadphase:
             self._guarded("the broad-phase caption", self._broadphase_caption)
         if self.ctx.show_panel:
@@ -293,6 +297,8 @@ class Panel:
             changed, show = imgui.checkbox("Lesson window (L)", ctx.show_lesson)
             if changed:
                 ctx.show_lesson = show
+        if imgui.checkbox("Step through (S)", self.stepper.active)[0]:
+            self.stepper.toggle()
         _, self.scene_path = imgui.input_text("##load", self.scene_path)
         imgui.same_line()
         if imgui.button("Load file", imgui.ImVec2(-1, 0)):
