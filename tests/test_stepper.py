@@ -535,6 +535,27 @@ def test_the_chosen_pairs_points_are_drawn_where_they_project(app):
 
 
 @needs_display
+def test_clicking_a_contact_point_in_the_stepper_inspects_it_in_the_window(app):
+    stepper = app.panel.stepper
+    if not stepper.active:
+        stepper.enter()
+    stepper.jump(stepper.key_index("solver"), 3)
+    stepper.focus_pair()
+    app.run(frames=1)
+    row = stepper._pair_row(stepper.step)
+    x, y = app.ui.camera.project(stepper.step.contacts["points_b"][row, 0], W, H)
+    click(app, x, y)
+    inspector = stepper.inspector
+    assert inspector.active and inspector.reading is not None
+    assert inspector.reading.normal_impulse is not None and inspector.reading.friction is not None
+    assert "iteration" in inspector.reading.note
+    x0, y0, x1, y1 = inspector.rect  # its section, inside the stepper window: nothing covers the view
+    sx0, sy0, sx1, sy1 = stepper.rect
+    assert sx0 <= x0 and x1 <= sx1 and sy0 <= y0 and y1 <= sy1
+    inspector.clear()
+
+
+@needs_display
 def test_next_and_previous_walk_the_stages_and_s_leaves(app):
     from pyglet.window import key
 

@@ -35,6 +35,8 @@ PICK_PIXELS = 10.0
 CONE_TOLERANCE = 0.01
 """A friction impulse within 1 % of the cone's rim μ·λn counts as on the cone (sliding): the solver clamps
 it to the rim exactly, but against the normal impulse of the pass before."""
+RESTING_SPEED = 0.001
+"""m/s: a normal speed below this reads as neither approaching nor separating."""
 STICK_SLIP = 0.01
 """m/s: without the friction impulse, a point slipping slower than this counts as sticking."""
 INSPECTOR_WIDTH = 330.0
@@ -384,6 +386,25 @@ class ContactInspector:
             if size > 1e-12:
                 batch.arrows(r.point_b, r.friction / size * arrow_length, MARK_FRICTION, 3.0)
 
+    def draw_section(self) -> None:
+        """The inspector as a section of the window being drawn (the stepper's, so that it covers none of
+        the view): a header with a close button, open at first."""
+        self.rect = None
+        if self.selected is None:
+            return
+        is_open, visible = imgui.collapsing_header(_("Contact point") + "###contact section", True,
+                                                   imgui.TreeNodeFlags_.default_open)
+        a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+        self.rect = (a.x, a.y, b.x, b.y)
+        if not visible:
+            self.clear()
+            return
+        if is_open:
+            try:
+                self._body()
+            except Exception as exc:  # noqa: BLE001 - a failing readout is shown, the app goes on
+                self.ctx.session.report("the contact inspector", exc)
+
     def draw(self, left: float) -> None:
         """The inspector window at the bottom of the view, its left edge at ``left`` (window points)."""
         self.rect = None
@@ -435,7 +456,8 @@ class ContactInspector:
         _row(_("anchor on A"), _("r_A = {r} m").format(r=_vec(r.anchor_a)))
         _row(_("anchor on B"), _("r_B = {r} m").format(r=_vec(r.anchor_b)))
         _row(_("relative velocity"), _("{v} m/s").format(v=_vec(r.relative_velocity)))
-        approach = _("approaching") if r.normal_speed < 0.0 else _("separating")
+        approach = (_("at rest along the normal") if abs(r.normal_speed) < RESTING_SPEED
+                    else _("approaching") if r.normal_speed < 0.0 else _("separating"))
         _row(_("normal speed"), _("{v:.4f} m/s ({what})").format(v=r.normal_speed, what=approach))
         _row(_("slip speed"), _("{v:.4f} m/s").format(v=r.slip))
         if r.normal_impulse is None:

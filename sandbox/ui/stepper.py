@@ -900,9 +900,9 @@ class Stepper:
         inspector.update(world, points, waiting)
         if self.active:
             self._window()
-        left = 10.0 + STEPPER_WIDTH + 10.0 if self.active else (
-            LESSON_WIDTH if self.ctx.show_lesson and self.ctx.session.lesson is not None else 10.0)
-        inspector.draw(left)
+        if not self.active:  # (in the stepper, the inspector is a section of its window)
+            lesson = self.ctx.show_lesson and self.ctx.session.lesson is not None
+            inspector.draw(LESSON_WIDTH if lesson else 10.0)
 
     def _button(self, name: str, text: str, size: imgui.ImVec2 | None = None, enabled: bool = True) -> bool:
         if not enabled:
@@ -994,6 +994,7 @@ class Stepper:
             if self._button("retake", _("Take this step again with them"), imgui.ImVec2(-1, 0)):
                 self.retake()
                 step = self.step
+        self.inspector.draw_section()
         imgui.separator()
         self.drawn_stage = stage.key
         {"broad phase": self._broad_panel, "narrow phase": self._pair_panel, "manifold": self._pair_panel,
@@ -1221,6 +1222,13 @@ class Stepper:
             imgui.pop_text_wrap_pos()
             return
         k = min(self.sub, len(passes) - 1)
+        solved = int((step.solver_index >= 0).sum())
+        if solved < len(step.solver_index):
+            imgui.push_text_wrap_pos(0.0)
+            text = _("{k} of {n} contact points are solved; the others join sleeping bodies, which the "
+                     "solver skips.")
+            imgui.text_colored(DIM, text.format(k=solved, n=len(step.solver_index)))
+            imgui.pop_text_wrap_pos()
         change = step.memo("change", step.trace.largest_change)
         plot_flags = implot.Flags_.no_mouse_text | implot.Flags_.no_legend
         if len(change) and implot.begin_plot(_("largest impulse change per pass") + "##convergence",
@@ -1230,8 +1238,10 @@ class Stepper:
             spec = implot.Spec()
             spec.marker = implot.Marker_.circle
             spec.marker_size = 3.0
+            # a log scale: zero changes (a pass that moved nothing) sit at a floor six decades down
+            floor = max(float(change.max()) * 1e-6, 1e-15)
             for name, xs, ys in step.memo("series", lambda: convergence_series(step.trace)):
-                implot.plot_line(name, xs, np.maximum(ys, 1e-12), spec)
+                implot.plot_line(name, xs, np.maximum(ys, floor), spec)
             implot.plot_inf_lines("##now", np.array([float(k)]))
             implot.end_plot()
         imgui.push_text_wrap_pos(0.0)
