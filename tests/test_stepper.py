@@ -174,6 +174,16 @@ def test_the_deepest_pair_is_shown_first_and_a_chosen_pair_is_kept_across_steps(
     chosen = stepper.pair
     walk_one_step(stepper)
     assert stepper.pair == chosen
+    # selecting a body (a click on it) shows its deepest pair
+    table = stepper.step.pair_table
+    body = int(table["b"][0])
+    stepper.ctx.session.select(stepper.ctx.session.world.body(body))
+    stepper.update()
+    assert body in stepper.pair
+    mine = (table["a"] == body) | (table["b"] == body)
+    shown = np.flatnonzero((np.minimum(table["a"], table["b"]) == min(stepper.pair))
+                           & (np.maximum(table["a"], table["b"]) == max(stepper.pair)))
+    assert table["depth"][shown[0]] == table["depth"][mine].max()
 
 
 def test_the_convergence_plot_falls_within_a_sub_step():
@@ -628,3 +638,45 @@ def test_the_stepper_takes_the_1000_body_pile_apart(app):
     assert not app.session.errors
     assert "culled" not in step.cache  # not listed, let alone drawn
     stepper.leave()
+
+
+class FakePairView:
+    """The narrow-phase view's interface (``sandbox/ui/stepper_pair.PairView``), recording its calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def choose(self, trace, a, b) -> None:
+        self.calls.append(("choose", a, b))
+
+    def substeps(self, trace, stage: str) -> list[str]:
+        return ["axes", "clip 1", "clip 2"] if stage == "narrow phase" else ["points"]
+
+    def draw_panel(self, trace, stage: str, sub: int) -> None:
+        self.calls.append(("panel", stage, sub))
+
+    def draw_scene(self, trace, stage: str, sub: int, batch) -> None:
+        self.calls.append(("scene", stage, sub))
+        batch.points(np.zeros((1, 3)), (1.0, 1.0, 1.0, 1.0), 5.0)
+
+
+def test_the_narrow_phase_view_is_told_the_pair_and_steps_through_its_sub_steps():
+    from sandbox.render.debug_draw import Batch
+
+    stepper = stepper_on("showcase", 30)
+    view = stepper.pair_view = FakePairView()
+    stepper.enter()
+    assert view.calls[-1] == ("choose", *stepper.pair)
+    stepper.jump(stepper.key_index("narrow phase"))
+    seen = []
+    while stepper.key == "narrow phase":
+        batch = Batch()
+        stepper.overlay(batch)
+        seen.append(view.calls[-1])
+        stepper.next()
+    assert seen == [("scene", "narrow phase", k) for k in range(3)]
+    assert stepper.key == "manifold" and stepper.substeps(stepper.stage) == ["points"]
+    stepper.previous()
+    assert (stepper.key, stepper.sub) == ("narrow phase", 2)
+    stepper.choose_pair(*stepper.pair[::-1])
+    assert view.calls[-1] == ("choose", *stepper.pair)

@@ -400,6 +400,7 @@ class Stepper:
         # the camera made room for the window: (that camera, pixels panned, its distance before)
         self._shifted: tuple[object, float, float] | None = None
         self._points_cache: tuple[TracedStep, tuple[int, int], ContactPoints | None] | None = None
+        self._selected_before = None
 
     # --- the mode ------------------------------------------------------------------------------------
     def toggle(self) -> None:
@@ -580,6 +581,18 @@ class Stepper:
             return
         if self._shifted is None or self._shifted[0] is not self.ctx.camera:
             self._shift_camera(0.0)  # a new camera was framed without the (hidden) Lesson window
+        selected = self.ctx.session.selected
+        if selected is not self._selected_before and selected is not None and self._live() is not None:
+            self._pair_of(selected.index)  # a body clicked: its deepest pair
+        self._selected_before = selected
+
+    def _pair_of(self, body: int) -> None:
+        """Show the deepest candidate pair of ``body``, if it has one."""
+        table = self.step.pair_table
+        mine = np.flatnonzero((table["a"] == body) | (table["b"] == body))
+        if len(mine):
+            k = int(mine[np.argmax(table["depth"][mine])])
+            self.choose_pair(table["a"][k], table["b"][k])
 
     # --- where we are ---------------------------------------------------------------------------------
     def substeps(self, stage: int) -> list[str]:
@@ -994,6 +1007,9 @@ class Stepper:
             if self._button("retake", _("Take this step again with them"), imgui.ImVec2(-1, 0)):
                 self.retake()
                 step = self.step
+            imgui.set_item_tooltip(_("Back to the state before this step (changes made to bodies since are "
+                                     "undone), then the step again with the settings as they are now.")
+                                   .replace("%", "%%"))
         self.inspector.draw_section()
         imgui.separator()
         self.drawn_stage = stage.key
@@ -1120,7 +1136,10 @@ class Stepper:
         """The candidate pairs, deepest first; a click shows that pair."""
         table = step.pair_table
         order = np.argsort(-table["depth"], kind="stable")
-        imgui.text_colored(DIM, _("Candidate pairs, deepest first (click one, or a contact point):"))
+        imgui.push_text_wrap_pos(0.0)
+        imgui.text_colored(DIM, _("Candidate pairs, deepest first: click one, a contact point, or a body "
+                                  "(its deepest pair)."))
+        imgui.pop_text_wrap_pos()
         flags = (imgui.TableFlags_.scroll_y | imgui.TableFlags_.row_bg | imgui.TableFlags_.borders_inner_v
                  | imgui.TableFlags_.sizing_stretch_prop)
         if not imgui.begin_table("##pairs", 4, flags, imgui.ImVec2(-1, PAIR_TABLE_HEIGHT)):
