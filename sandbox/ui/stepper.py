@@ -88,6 +88,7 @@ CODE_BG = imgui.ImVec4(0.07, 0.08, 0.10, 1.0)
 TOUCHING, SPECULATIVE, APART = 0, 1, 2
 PAIR_COLORS = np.array([(0.20, 0.90, 0.30, 1.0), (1.0, 0.65, 0.15, 1.0), (0.95, 0.20, 0.20, 1.0)], np.float32)
 CULLED_COLOR = (0.55, 0.58, 0.62, 0.22)
+AABB_COLOR = (0.92, 0.95, 1.0, 0.45)
 POINT_COLOR = (0.95, 0.15, 0.10, 1.0)
 FAINT_POINT = (0.95, 0.35, 0.25, 0.55)
 ON_A_COLOR = (0.20, 0.85, 0.30, 1.0)
@@ -790,9 +791,11 @@ class Stepper:
     def _draw_broad(self, step: TracedStep, batch) -> None:
         world = step.world
         pos = step.before[0]
-        only = replace(self.ctx.options, contacts=False, normals=False, aabbs=True, broadphase=True,
+        only = replace(self.ctx.options, contacts=False, normals=False, aabbs=False, broadphase=True,
                        velocities=False, grab_spring=False, joints=False)
         build_debug(batch, world, only, Highlight(), pos, body_colors(len(pos)))
+        rows = np.flatnonzero(step.alive)
+        batch.wire_boxes(world.broad.aabb_min[rows], world.broad.aabb_max[rows], AABB_COLOR, 1.0)
         table = step.pair_table
         if possible_pair_count(step) <= CULLED_DRAW_LIMIT:
             culled = step.memo("culled", lambda: culled_pairs(step))
@@ -1129,7 +1132,7 @@ class Stepper:
         if possible > CULLED_DRAW_LIMIT:
             text = _("The {n} culled pairs are too many to draw (the limit is {limit}).")
             imgui.text_colored(DIM, text.format(n=possible - candidates, limit=CULLED_DRAW_LIMIT))
-        imgui.text_colored(DIM, _("Green boxes: the AABBs the broad phase compared."))
+        imgui.text_colored(DIM, _("Pale boxes: the AABBs the broad phase compared."))
         imgui.pop_text_wrap_pos()
 
     def _pair_table(self, step: TracedStep) -> None:
