@@ -1255,15 +1255,22 @@ class Stepper:
         plot_flags = implot.Flags_.no_mouse_text | implot.Flags_.no_legend
         if len(change) and implot.begin_plot(_("largest impulse change per pass") + "##convergence",
                                              imgui.ImVec2(-1, 130), plot_flags):
-            implot.setup_axes(_("pass"), "N·s", implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
+            implot.setup_axes(_("pass"), "N·s")
             implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.log10)
+            # fixed limits with a margin (a fit puts the extreme points on the frame), at least two decades
+            moved = change[change > 0.0]
+            top = float(moved.max()) * 2.0 if len(moved) else 1.0
+            bottom = min(float(moved.min()) * 0.5 if len(moved) else 1e-3, top * 1e-2)
+            implot.setup_axis_limits(implot.ImAxis_.x1, 0.5, len(passes) - 0.5, implot.Cond_.always)
+            implot.setup_axis_limits(implot.ImAxis_.y1, bottom, top, implot.Cond_.always)
             spec = implot.Spec()
             spec.marker = implot.Marker_.circle
             spec.marker_size = 3.0
-            # a log scale: zero changes (a pass that moved nothing) sit at a floor six decades down
-            floor = max(float(change.max()) * 1e-6, 1e-15)
+            # a log scale: a pass that changed nothing (a resting restitution pass) has no point on it
             for name, xs, ys in step.memo("series", lambda: convergence_series(step.trace)):
-                implot.plot_line(name, xs, np.maximum(ys, floor), spec)
+                moved = ys > 0.0
+                if moved.any():
+                    implot.plot_line(name, xs[moved], ys[moved], spec)
             implot.plot_inf_lines("##now", np.array([float(k)]))
             implot.end_plot()
         imgui.push_text_wrap_pos(0.0)
