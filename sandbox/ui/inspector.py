@@ -23,7 +23,7 @@ import numpy as np
 from imgui_bundle import imgui
 
 from ..engine import KIND_NAMES, World
-from ..i18n import _
+from ..i18n import N_, _
 from ..lessons import pair_friction
 from .context import UiContext
 
@@ -403,7 +403,7 @@ class ContactInspector:
             try:
                 self._body()
             except Exception as exc:  # noqa: BLE001 - a failing readout is shown, the app goes on
-                self.ctx.session.report("the contact inspector", exc)
+                self.ctx.session.report(N_("the contact inspector"), exc)
 
     def draw(self, left: float) -> None:
         """The inspector window at the bottom of the view, its left edge at ``left`` (window points)."""
@@ -424,7 +424,7 @@ class ContactInspector:
         try:
             self._body()
         except Exception as exc:  # noqa: BLE001 - a failing readout is shown, the app goes on
-            self.ctx.session.report("the contact inspector", exc)
+            self.ctx.session.report(N_("the contact inspector"), exc)
         imgui.end()
         if not still_open:
             self.clear()

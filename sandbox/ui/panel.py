@@ -15,6 +15,7 @@ import numpy as np
 from imgui_bundle import imgui, implot
 
 from ..engine import BROADPHASES, KIND_NAMES, RESPONSES, RESTITUTION_RULES, SETTINGS, STAGE_GROUPS, STAGES
+from ..i18n import N_, _
 from ..lessons import Label
 from ..render.debug_draw import broadphase_caption, broadphase_legend
 from ..scenes import SCENES
@@ -62,7 +63,7 @@ HELP = (
     ("Esc", "let go, deselect"),
     ("H", "hide / show the panel"),
     ("L", "hide / show the Lesson window"),
-    ("S", "step through: take the next step apart, stage by stage (again: leave)"),
+    ("S", N_("step through: take the next step apart, stage by stage (again: leave)")),
     ("Ctrl + Q", "quit"),
 )
 
@@ -135,7 +136,7 @@ class Panel:
         self._overlay()
         self._tooltip()
         self.lesson.draw()
-        self._guarded("the stepper", self.stepper.draw)
+        self._guarded(N_("the stepper"), self.stepper.draw)
         if self.ctx.options.broadphase:
             self._guarded("the broad-phase caption", self._broadphase_caption)
         if self.ctx.show_panel:
@@ -297,13 +298,13 @@ class Panel:
             changed, show = imgui.checkbox("Lesson window (L)", ctx.show_lesson)
             if changed:
                 ctx.show_lesson = show
-        if imgui.checkbox("Step through (S)", self.stepper.active)[0]:
+        if imgui.checkbox(_("Step through (S)") + "##stepper", self.stepper.active)[0]:
             self.stepper.toggle()
-        _, self.scene_path = imgui.input_text("##load", self.scene_path)
+        _edited, self.scene_path = imgui.input_text("##load", self.scene_path)
         imgui.same_line()
         if imgui.button("Load file", imgui.ImVec2(-1, 0)):
             ctx.load_scene(self.scene_path)
-        _, self.save_path = imgui.input_text("##save", self.save_path)
+        _edited, self.save_path = imgui.input_text("##save", self.save_path)
         imgui.same_line()
         if imgui.button("Save world", imgui.ImVec2(-1, 0)):
             self.saved = session.save(self.save_path)

@@ -670,7 +670,7 @@ class Stepper:
                 self._draw_stage(step, batch)
             self.inspector.draw_scene(batch, self._arrow_length())
         except Exception as exc:  # noqa: BLE001 - the scene is drawn without it, the error shown
-            self.ctx.session.report("drawing the stepper", exc)
+            self.ctx.session.report(N_("drawing the stepper"), exc)
 
     def _arrow_length(self) -> float:
         step = self.step
@@ -701,7 +701,7 @@ class Stepper:
             self.inspector.update(self.ctx.session.world, points)
             return True
         except Exception as exc:  # noqa: BLE001
-            self.ctx.session.report("picking a contact point", exc)
+            self.ctx.session.report(N_("picking a contact point"), exc)
             return False
 
     # --- contact points as the stage knows them --------------------------------------------------------
@@ -948,7 +948,7 @@ class Stepper:
             try:
                 self._contents()
             except Exception as exc:  # noqa: BLE001 - a failing control is shown, the app goes on
-                self.ctx.session.report("the stepper", exc)
+                self.ctx.session.report(N_("the stepper"), exc)
         imgui.end()
         if not still_open:
             self.leave()
