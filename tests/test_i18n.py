@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import shutil
 import string
 from pathlib import Path
 
@@ -85,6 +86,21 @@ def test_a_malformed_catalogue_names_its_file_and_line(tmp_path, body, line, wor
     path = write(tmp_path, body)
     with pytest.raises(ValueError, match=rf"x\.po:{line}: .*{words}"):
         read_po(path)
+
+
+@pytest.mark.skipif(shutil.which("msgfmt") is None, reason="GNU gettext's msgfmt is not installed")
+def test_the_reader_agrees_with_gnu_msgfmt_on_every_catalogue(tmp_path):
+    """Each catalogue compiled by GNU msgfmt (which also checks it) and read back by the standard library's
+    ``gettext`` gives exactly what the pure-Python reader gives."""
+    import gettext
+    import subprocess
+
+    for po in sorted((i18n.LOCALE_DIR / PT / "LC_MESSAGES").glob("*.po")):
+        mo = tmp_path / (po.stem + ".mo")
+        subprocess.run(["msgfmt", "--check", "-o", str(mo), str(po)], check=True, capture_output=True)
+        with open(mo, "rb") as f:
+            compiled = {k: v for k, v in gettext.GNUTranslations(f)._catalog.items() if k}
+        assert read_po(po) == compiled, po.name
 
 
 def test_a_catalogue_that_ends_inside_an_entry_is_an_error(tmp_path):
