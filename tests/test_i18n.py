@@ -537,19 +537,27 @@ def test_the_language_box_switches_the_panel_lesson_and_labels_at_once(app, tmp_
     assert np.abs(english[:, x0:] - app.read_pixels().astype(int)[:, x0:]).mean() < 1.0
 
 
-def test_the_panels_header_text_follows_the_language(app):
+def test_an_open_section_stays_open_when_the_language_changes(app):
     from imgui_bundle import imgui
 
     app.ui.show_panel = True
+    assert app.ui.load_scene("showcase")
+    app.session.sim.paused = True
     app.run(frames=1)
-    widths = {}
-    for code in ("en", PT):
+    imgui.set_current_context(app.imgui_context)
+    panel = imgui.internal.find_window_by_name("###panel")
+    world = panel.get_id("###World")  # the header's id: its English title, whatever it shows
+    panel.state_storage.set_int(world, 1)  # as a click on the World header leaves it
+    app.run(frames=2)
+    assert app.panel.overflow > 100.0  # Simulation and World together are taller than the window
+    for code in (PT, "en"):
         i18n.set_language(code)
-        app.run(frames=1)
-        imgui.set_current_context(app.imgui_context)
-        widths[code] = imgui.calc_text_size(i18n._("Selected body")).x
-    assert i18n.translate("Selected body", PT) == "Corpo selecionado"
-    assert widths[PT] > widths["en"]
+        app.run(frames=2)
+        assert panel.state_storage.get_int(world, 0) == 1
+        assert app.panel.overflow > 100.0
+    panel.state_storage.set_int(world, 0)
+    app.run(frames=1)
+    assert app.panel.overflow == 0.0
 
 
 def test_a_check_verdict_made_in_english_is_shown_in_portuguese(app):
