@@ -57,6 +57,10 @@ class Camera:
                 "pitch": math.asin(offset[1] / distance), "fov_y": math.radians(self.fov_y_deg)}
 
 
+DEFAULT_CAMERA = Camera((0.0, 6.0, 12.0), (0.0, 0.0, 0.0))
+"""The camera of a lesson whose scene file gives none: the ground from 12 m away, 6 m up."""
+
+
 @dataclass(frozen=True)
 class Label:
     """A text to draw in 3D at ``position`` (world frame, metres)."""
@@ -787,6 +791,24 @@ def labels_spinning_top(world: World, bodies: Sequence[Body]) -> list[Label]:
     return [Label(tuple(bodies[0].position + (0.0, 0.9, 0.0)), f"spinning, leans {tilt_deg(bodies[0]):.0f}°"),
             Label(tuple(bodies[1].position + (0.0, 0.9, 0.0)),
                   f"not spinning, leans {tilt_deg(bodies[1]):.0f}°")]
+
+
+# ----------------------------------------------------------------------------------------------------
+# the checks and labels by the names a scene file's lesson gives them (its "check" and "labels")
+
+CHECKS: dict[str, CheckFn] = {f.__name__.removeprefix("check_"): f for f in (
+    check_showcase, check_empty, check_pile, check_pyramid, check_spheres, check_bullet, check_bounce,
+    check_bounce_row, check_cradle, check_incline, check_dominoes, check_tennis_racket, check_sphere_sphere,
+    check_sphere_box, check_box_box, check_capsules, check_hulls, check_broadphase, check_manifold,
+    check_responses, check_restitution, check_head_on, check_snooker, check_tunnelling, check_stacking,
+    check_raycasts, check_events, check_spinning_top)}
+"""Every lesson check, by its function's name without ``check_`` (``"bounce_row"``: ``check_bounce_row``)."""
+LABELS: dict[str, LabelFn] = {f.__name__.removeprefix("labels_"): f for f in (
+    labels_bullet, labels_bounce, labels_bounce_row, labels_cradle, labels_incline, labels_head_on,
+    labels_sphere_sphere, labels_sphere_box, labels_box_box, labels_manifold, labels_responses,
+    labels_restitution, labels_tunnelling, labels_stacking, labels_raycasts, labels_events,
+    labels_spinning_top)}
+"""Every lesson's labels function, by its name without ``labels_``."""
 
 
 # ----------------------------------------------------------------------------------------------------

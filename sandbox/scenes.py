@@ -554,6 +554,11 @@ def empty(world: World) -> list[Body]:
     return []
 
 
+BUILDERS: dict[str, Callable[[World], list[Body]]] = {
+    "pile": s1_pile, "pyramid": s2_pyramid, "spheres": s3_spheres, "bullet": s4_bullet, "bounce": s5_bounce,
+    "broadphase": broadphase_field}
+"""The builders a scene file may name (its ``"builder"``)."""
+
 SCENES: dict[str, Callable[[World], list[Body]]] = {
     "showcase": showcase,
     "empty": empty,
