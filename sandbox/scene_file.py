@@ -6,7 +6,7 @@
       "name": "bounce row", "description": "shown as the scene's help",
       "dt": 0.016666666666666666,
       "builder": "pile",
-      "world": {"gravity": [0, -9.81, 0], "restitution_rule": "min", ...any setting of engine.settings.SETTINGS},
+      "world": {"gravity": [0, -9.81, 0], "restitution_rule": "min", ...a setting of engine.SETTINGS},
       "camera": {"eye": [0, 2.3, 8.5], "target": [0, 1.6, 0], "fov_y_deg": 60},
       "lesson": {"title": "...", "concept": "...", "formula": "...", "try_this": "...", "look_at": "...",
                  "expect": "...", "presets": [{"label": "Combine rule: min",
@@ -122,10 +122,11 @@ class SceneFileError(ValueError):
 # checking a document
 
 
-def _unknown(where: str, entry: dict, allowed: tuple[str, ...] | set[str], what: str = "key(s)") -> None:
+def _unknown(where: str, entry: dict, allowed: tuple[str, ...], what: str = "key(s)", of: str = "") -> None:
+    """SceneFileError naming the keys of ``entry`` that are not ``allowed``, if any."""
     unknown = sorted(set(entry) - set(allowed))
     if unknown:
-        raise SceneFileError(f"{where}: unknown {what} {', '.join(map(repr, unknown))} "
+        raise SceneFileError(f"{where}: unknown {what} {', '.join(map(repr, unknown))}{of} "
                              f"(known: {', '.join(allowed)})")
 
 
@@ -143,7 +144,7 @@ def _check_document(doc: object, source: str) -> dict:
         if not is_number(dt) or not math.isfinite(dt) or not 0 < dt <= MAX_DT:
             raise SceneFileError(f"{source}: dt must be a number above 0 and at most {MAX_DT:g} s, "
                                  f"got {show(dt)}")
-    if "builder" in doc and doc["builder"] not in scenes.BUILDERS:
+    if "builder" in doc and not _named(doc["builder"], scenes.BUILDERS):
         raise SceneFileError(f"{source}: builder must be one of {', '.join(scenes.BUILDERS)}, "
                              f"got {show(doc['builder'])}")
     if not isinstance(doc.get("bodies"), list):
@@ -154,7 +155,7 @@ def _check_document(doc: object, source: str) -> dict:
     settings = doc.get("world", {})
     if not isinstance(settings, dict):
         raise SceneFileError(f"{source}: 'world' must be an object")
-    _unknown(f"{source}: world", settings, WORLD_KEYS, "setting(s)")
+    _unknown(source, settings, WORLD_KEYS, "world setting(s)")
     for i, entry in enumerate(doc["bodies"]):
         if not isinstance(entry, dict):
             raise SceneFileError(f"{source}: bodies[{i}] must be an object, got {show(entry)}")
@@ -181,7 +182,7 @@ def _shape_from_entry(entry: dict, where: str, hulls: dict[bytes, ConvexHull]) -
     kind = entry.get("shape")
     if not isinstance(kind, str) or kind not in SHAPE_KEYS:
         raise SceneFileError(f"{where}: unknown shape {show(kind)} (expected one of {', '.join(SHAPE_KEYS)})")
-    _unknown(where, entry, ("shape", *SHAPE_KEYS[kind], *BODY_KEYS, "awake"), f"key(s) for a {kind}:")
+    _unknown(where, entry, ("shape", *SHAPE_KEYS[kind], *BODY_KEYS, "awake"), of=f" for a {kind}")
     missing = [k for k in SHAPE_KEYS[kind] if k not in entry]
     if missing:
         raise SceneFileError(f"{where}: a {kind} needs {', '.join(map(repr, missing))}")
@@ -259,6 +260,11 @@ def _apply(doc: dict, world: World, source: str, shapes: list[Shape], run_builde
     return made, bodies
 
 
+def _named(value: object, table: dict) -> bool:
+    """Whether ``value`` is a name in ``table`` (a list or an object is not: it cannot even be looked up)."""
+    return isinstance(value, str) and value in table
+
+
 def _is_index(value: object, n: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < n
 
@@ -327,10 +333,10 @@ def _lesson(doc: dict, source: str, name: str, camera: lessons.Camera | None) ->
     where = f"{source}: lesson"
     text = {key: _text(f"{where}.{key}", entry.get(key)) for key in LESSON_TEXT_KEYS}
     check = entry.get("check")
-    if check not in lessons.CHECKS:
+    if not _named(check, lessons.CHECKS):
         raise SceneFileError(f"{where}.check must name one of {', '.join(lessons.CHECKS)}, got {show(check)}")
     labels = entry.get("labels")
-    if labels is not None and labels not in lessons.LABELS:
+    if labels is not None and not _named(labels, lessons.LABELS):
         raise SceneFileError(f"{where}.labels must name one of {', '.join(lessons.LABELS)}, "
                              f"got {show(labels)}")
     presets = entry.get("presets", [])
