@@ -1,5 +1,5 @@
 """The command line: ``sandbox [--scene NAME_OR_FILE] [--frames N --screenshot PATH] [--width W --height H]
-[--debug-draw LIST]``.
+[--debug-draw LIST] [--lang CODE]``.
 
 Arguments are checked before any window opens; a bad one prints a message and exits with status 2
 (argparse's convention). So does a machine without a display: one line that says how to run headless.
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from .cli_args import positive_int
+from .i18n import LANGUAGES, parse_language, set_language
 from .scene_file import SceneFileError
 from .scenes import DEFAULT_SCENE, SCENE_NAMES
 from .session import resolve_scene
@@ -40,6 +41,13 @@ def _debug_draw(text: str) -> tuple[str, ...]:
     if bad or not names:
         raise argparse.ArgumentTypeError(f"expected names from {', '.join(DEBUG_DRAW)}, got {text!r}")
     return names
+
+
+def _language(text: str) -> str:
+    try:
+        return parse_language(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(LANGUAGES)}, got {text!r}") from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"window height (720; at most {MAX_WINDOW_SIDE})")
     parser.add_argument("--debug-draw", type=_debug_draw, default=(), metavar="LIST",
                         help=f"debug drawing to start with, comma-separated: {','.join(DEBUG_DRAW)}")
+    parser.add_argument("--lang", type=_language, default=None, metavar="CODE",
+                        help=f"the app's language: {', '.join(LANGUAGES)} (default: the SANDBOX_LANG "
+                             "variable, then the system locale; the panel's Language box switches it live)")
     return parser
 
 
@@ -129,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_headless(rest[1:])
     args, scene = parse_args(argv)
+    if args.lang is not None:
+        set_language(args.lang)
     display = f"DISPLAY={os.environ['DISPLAY']!r}" if os.environ.get("DISPLAY") else "DISPLAY is not set"
     try:
         # pyglet connects to the display while it is imported, before any window is asked for

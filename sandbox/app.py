@@ -26,6 +26,7 @@ from imgui_bundle.python_backends.pyglet_backend import PygletProgrammablePipeli
 from pyglet.window import key
 
 from .engine import Box, Capsule, ConvexHull, Sphere, World
+from .i18n import N_, _
 from .render import Renderer, RenderOptions
 from .scenes import DEFAULT_SCENE
 from .session import DEFAULT_DT, FramePacer, SceneSource, Session
@@ -34,6 +35,7 @@ from .ui.interaction import Interaction
 from .ui.panel import Panel
 
 CLEAR_COLOR = (0.09, 0.10, 0.12)
+WINDOW_CAPTION = N_("sandbox — rigid-body physics")
 FONT_PATH = Path(imgui_bundle.__file__).parent / "assets" / "fonts" / "Roboto" / "Roboto-Regular.ttf"
 FALLBACK_FONTS = (Path(imgui_bundle.__file__).parent / "assets" / "fonts" / "latex" / "latinmodern-math.otf",
                   Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))
@@ -55,7 +57,7 @@ def warm_up() -> float:
             w.add_body(shape, position=(0.5 * k - 0.75, 0.3 + 0.45 * j, 0.1 * j), mass=1.0)
     body = w.bodies[-1]
     grab = w.grab(body, body.center_of_mass)
-    for _ in range(3):
+    for _step in range(3):
         w.step(DEFAULT_DT)
     w.release(grab)
     w.raycast((0.0, 5.0, 0.0), (0.0, -1.0, 0.0))
@@ -65,7 +67,7 @@ def warm_up() -> float:
 def write_png(path: str | Path, rgb: np.ndarray) -> None:
     """Write an ``(h, w, 3)`` uint8 image as an 8-bit RGB PNG (PNG spec, ISO/IEC 15948: one IHDR,
     one zlib IDAT of scanlines each led by filter byte 0, IEND)."""
-    h, w, _ = rgb.shape
+    h, w, _channels = rgb.shape
     raw = np.hstack([np.zeros((h, 1), np.uint8), np.ascontiguousarray(rgb, np.uint8).reshape(h, w * 3)])
 
     def chunk(tag: bytes, data: bytes) -> bytes:
@@ -150,7 +152,7 @@ class App:
 
     def __init__(self, scene: SceneSource = DEFAULT_SCENE, width: int = 1280, height: int = 720,
                  visible: bool = True) -> None:
-        self.window = pyglet.window.Window(width, height, caption="sandbox — rigid-body physics",
+        self.window = pyglet.window.Window(width, height, caption=_(WINDOW_CAPTION),
                                            resizable=True, visible=visible, vsync=True,
                                            config=choose_window_config(pyglet.display.get_display()
                                                                        .get_default_screen()))
@@ -201,8 +203,8 @@ class App:
         flags = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
                  | imgui.WindowFlags_.no_inputs)
         imgui.begin("##compiling", None, flags)
-        imgui.text("Compiling physics kernels…")
-        imgui.text_disabled("first launch only: numba caches them for the next time")
+        imgui.text(_("Compiling physics kernels…"))
+        imgui.text_disabled(_("first launch only: numba caches them for the next time"))
         imgui.end()
         imgui.render()
         self.imgui.render(imgui.get_draw_data())
@@ -218,7 +220,7 @@ class App:
     def over_ui(self, x: float, y: float) -> bool:
         """Whether pyglet point ``(x, y)`` is over an ImGui window drawn last frame, or ImGui is busy
         with a widget (a slider being dragged)."""
-        _, h = self.window_size()
+        _width, h = self.window_size()
         top = h - y
         if imgui.is_any_item_active():
             return True
@@ -235,30 +237,30 @@ class App:
         if self.over_ui(x, y):
             self.interaction.leave()
         else:
-            self._guard("mouse motion", self.interaction.on_mouse_motion, x, y)
+            self._guard(N_("mouse motion"), self.interaction.on_mouse_motion, x, y)
 
     def on_mouse_press(self, x, y, button, modifiers):
         self._input()
         self.imgui.on_mouse_motion(x, y, 0, 0)
         self.imgui.on_mouse_press(x, y, button, modifiers)
         if not self.over_ui(x, y):
-            self._guard("mouse press", self.interaction.on_mouse_press, x, y, button, modifiers)
+            self._guard(N_("mouse press"), self.interaction.on_mouse_press, x, y, button, modifiers)
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
         self._input()
         self.imgui.on_mouse_motion(x, y, dx, dy)
-        self._guard("mouse drag", self.interaction.on_mouse_drag, x, y, dx, dy, buttons, modifiers)
+        self._guard(N_("mouse drag"), self.interaction.on_mouse_drag, x, y, dx, dy, buttons, modifiers)
 
     def on_mouse_release(self, x, y, button, modifiers):
         self._input()
         self.imgui.on_mouse_release(x, y, button, modifiers)
-        self._guard("mouse release", self.interaction.on_mouse_release, x, y, button, modifiers)
+        self._guard(N_("mouse release"), self.interaction.on_mouse_release, x, y, button, modifiers)
 
     def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
         self._input()
         self.imgui.on_mouse_scroll(x, y, scroll_x, scroll_y)
         if not self.over_ui(x, y):
-            self._guard("mouse wheel", self.interaction.on_mouse_scroll, x, y, scroll_y)
+            self._guard(N_("mouse wheel"), self.interaction.on_mouse_scroll, x, y, scroll_y)
 
     def on_mouse_leave(self, x, y):
         self._input()
@@ -277,7 +279,7 @@ class App:
         self._input()
         self.imgui.on_key_press(symbol, modifiers)
         if not imgui.get_io().want_capture_keyboard:
-            self._guard("shortcut", self.shortcut, symbol, modifiers)
+            self._guard(N_("shortcut"), self.shortcut, symbol, modifiers)
         # never let pyglet's default handler close the window on Escape
         return pyglet.event.EVENT_HANDLED
 
@@ -341,8 +343,10 @@ class App:
         self.frames += 1
         session, ui = self.session, self.ui
         ui.window_size = self.window_size()
+        if self.window.caption != _(WINDOW_CAPTION):  # the language was switched
+            self.window.set_caption(_(WINDOW_CAPTION))
         self._advance(frame_seconds)
-        self._guard("mouse update", self.interaction.update)
+        self._guard(N_("mouse update"), self.interaction.update)
         self.ctx.screen.use()
         self.ctx.clear(*CLEAR_COLOR)
         try:
@@ -350,7 +354,7 @@ class App:
             self.renderer.render(session.world, ui.camera, ui.options, self.interaction.highlight(),
                                  pos=pos, quat=quat)
         except Exception as exc:  # noqa: BLE001
-            session.report("drawing the scene", exc)
+            session.report(N_("drawing the scene"), exc)
         ui.stats.render_ms = self.renderer.last_ms
         start = time.perf_counter()
         self.ctx.screen.use()
@@ -386,7 +390,7 @@ class App:
             self.session.sim.advance(seconds)
         except Exception as exc:  # noqa: BLE001 - keep the app alive and the world inspectable
             self.session.sim.paused = True
-            self.session.report("stepping the world (paused)", exc)
+            self.session.report(N_("stepping the world (paused)"), exc)
 
     def resting(self) -> bool:
         """Whether the next frame could only differ from the last through input: the session rests

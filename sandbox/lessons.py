@@ -36,6 +36,7 @@ from .engine.broadphase import BroadPhase
 from .engine.core.friction import combine_friction
 from .engine.core.restitution import combine_restitution
 from .engine.world import FRICTION_RULES, RESTITUTION_RULES
+from .i18n import LANGUAGES, N_, join, translate
 
 DT = 1.0 / 60.0
 G = 9.81
@@ -116,8 +117,8 @@ def apply_preset(world: World, preset: dict) -> None:
 
 
 def verdict(ok: bool, text: str) -> str:
-    """The check's one-line verdict."""
-    return ("PASS: " if ok else "FAIL: ") + text
+    """The check's one-line verdict (a ``Message``: English text the app shows in the current language)."""
+    return N_("PASS: {text}", text=text) if ok else N_("FAIL: {text}", text=text)
 
 
 def run(world: World, steps: int) -> None:
@@ -221,7 +222,7 @@ def check_showcase(world: World, bodies: Sequence[Body]) -> str:
     run(world, 240)
     depth = max_depth(world)
     return verdict(finite(world) and depth < 0.02,
-                   f"after 4 s the deepest overlap is {depth * 1000:.1f} mm (< 20 mm)")
+                   N_("after 4 s the deepest overlap is {mm:.1f} mm (< 20 mm)", mm=depth * 1000))
 
 
 def check_empty(world: World, bodies: Sequence[Body]) -> str:
@@ -229,14 +230,15 @@ def check_empty(world: World, bodies: Sequence[Body]) -> str:
     hit = world.raycast((1.0, 10.0, 2.0), (0.0, -1.0, 0.0))
     y = float(hit.point[1]) if hit else float("nan")
     return verdict(hit is not None and abs(y) < 1e-6 and not bodies,
-                   f"a ray straight down meets the ground's top at y = {y:.2g} m")
+                   N_("a ray straight down meets the ground's top at y = {y:.2g} m", y=y))
 
 
 def check_pile(world: World, bodies: Sequence[Body]) -> str:
     """Run 5 s: no body's centre sinks more than 1 cm below 0.5 m (S1's ground penetration bar)."""
     run(world, 300)
     pen = max(max(0.0, 0.5 - float(b.position[1])) for b in bodies)
-    return verdict(finite(world) and pen < 0.01, f"ground penetration {pen * 1000:.1f} mm (bar: 10 mm)")
+    return verdict(finite(world) and pen < 0.01,
+                   N_("ground penetration {mm:.1f} mm (bar: 10 mm)", mm=pen * 1000))
 
 
 def check_pyramid(world: World, bodies: Sequence[Body]) -> str:
@@ -245,7 +247,7 @@ def check_pyramid(world: World, bodies: Sequence[Body]) -> str:
     run(world, 300)
     drift = float(np.linalg.norm(np.array([b.position for b in bodies]) - start, axis=1).max())
     return verdict(finite(world) and drift < 0.02,
-                   f"largest drift of a cube {drift * 100:.2f} cm (bar: 2 cm)")
+                   N_("largest drift of a cube {cm:.2f} cm (bar: 2 cm)", cm=drift * 100))
 
 
 def check_spheres(world: World, bodies: Sequence[Body]) -> str:
@@ -260,8 +262,8 @@ def check_spheres(world: World, bodies: Sequence[Body]) -> str:
             deepest = max(deepest, float((2 * r - dist).max()))
     escaped = int((np.abs(p[:, [0, 2]]) > 5.0).any(axis=1).sum())
     return verdict(finite(world) and deepest < 0.01 and escaped == 0,
-                   f"deepest sphere–sphere overlap {max(deepest, 0.0) * 1000:.1f} mm (bar: 10 mm), "
-                   f"{escaped} escaped")
+                   N_("deepest sphere–sphere overlap {mm:.1f} mm (bar: 10 mm), {escaped} escaped",
+                      mm=max(deepest, 0.0) * 1000, escaped=escaped))
 
 
 def check_bullet(world: World, bodies: Sequence[Body]) -> str:
@@ -270,10 +272,10 @@ def check_bullet(world: World, bodies: Sequence[Body]) -> str:
     run(world, 60)
     passed = float(ball.position[0]) > 0.1
     if world.ccd:
-        return verdict(not passed, f"CCD on: the bullet stopped at x = {ball.position[0]:.3f} m, before the "
-                                   "wall's face at x = 0")
-    return verdict(passed, f"CCD off: the bullet {'went through' if passed else 'stopped at'} the wall "
-                           f"(x = {ball.position[0]:.2f} m)")
+        return verdict(not passed, N_("CCD on: the bullet stopped at x = {x:.3f} m, before the wall's face "
+                                      "at x = 0", x=ball.position[0]))
+    return verdict(passed, N_("CCD off: the bullet {what} the wall (x = {x:.2f} m)",
+                              what=N_("went through") if passed else N_("stopped at"), x=ball.position[0]))
 
 
 def check_bounce(world: World, bodies: Sequence[Body]) -> str:
@@ -284,8 +286,8 @@ def check_bounce(world: World, bodies: Sequence[Body]) -> str:
     apex = first_apexes(world, [ball], 0.5, [0.0], 150)[0]
     want = e * e * h
     err = abs(apex - want) / want
-    return verdict(err < 0.03, f"rebound {apex:.3f} m against e²·h = {e:.2f}²·{h:g} = {want:.3f} m "
-                               f"({err * 100:.1f} % off)")
+    return verdict(err < 0.03, N_("rebound {apex:.3f} m against e²·h = {e:.2f}²·{h:g} = {want:.3f} m "
+                                  "({off:.1f} % off)", apex=apex, e=e, h=h, want=want, off=err * 100))
 
 
 def bounce_row_expected(world: World, bodies: Sequence[Body]) -> list[float]:
@@ -299,7 +301,7 @@ def check_bounce_row(world: World, bodies: Sequence[Body]) -> str:
     got = first_apexes(world, bodies, 0.4, [0.0] * len(bodies), 240)
     ok = all(abs(g - w) <= max(0.03 * w, 0.01) for g, w in zip(got, want, strict=True))
     pairs = ", ".join(f"{g:.3f}/{w:.3f}" for g, w in zip(got, want, strict=True))
-    return verdict(ok, f"rebound/e²·h (m): {pairs} (within 3 % or 1 cm)")
+    return verdict(ok, N_("rebound/e²·h (m): {pairs} (within 3 % or 1 cm)", pairs=pairs))
 
 
 def check_cradle(world: World, bodies: Sequence[Body]) -> str:
@@ -313,8 +315,9 @@ def check_cradle(world: World, bodies: Sequence[Body]) -> str:
         last = max(last, float(np.linalg.norm(bodies[-1].linear_velocity)))
     middle = max(float(np.linalg.norm(b.linear_velocity)) for b in bodies[1:-1])
     ok = first > 1.0 and last >= 0.95 * first and middle < 0.1 * first
-    return verdict(ok, f"first ball {first:.2f} m/s, last ball leaves at {last:.2f} m/s "
-                       f"({last / first * 100:.0f} %), the middle ones at most {middle:.2f} m/s")
+    return verdict(ok, N_("first ball {first:.2f} m/s, last ball leaves at {last:.2f} m/s ({percent:.0f} %), "
+                          "the middle ones at most {middle:.2f} m/s", first=first, last=last,
+                          percent=last / first * 100, middle=middle))
 
 
 def incline_expected(world: World, mu_box: float) -> float:
@@ -338,7 +341,7 @@ def check_incline(world: World, bodies: Sequence[Body]) -> str:
         want = incline_expected(world, b.friction)
         ok &= abs(a - want) <= 0.03 * want if want > 0 else abs(a) < 0.02
         parts.append(f"μ {b.friction:g}: {a:.2f}/{want:.2f}")
-    return verdict(ok, "a/g(sin θ − μ cos θ) in m/s²: " + ", ".join(parts))
+    return verdict(ok, N_("a/g(sin θ − μ cos θ) in m/s²: {parts}", parts=", ".join(parts)))
 
 
 def check_dominoes(world: World, bodies: Sequence[Body]) -> str:
@@ -346,9 +349,10 @@ def check_dominoes(world: World, bodies: Sequence[Body]) -> str:
     for step in range(1, 481):
         world.step(DT)
         if tilt_deg(bodies[-1]) > 45.0:
-            return verdict(True, f"the last of {len(bodies)} dominoes fell after {step * DT:.2f} s")
+            return verdict(True, N_("the last of {n} dominoes fell after {t:.2f} s", n=len(bodies),
+                                    t=step * DT))
     fallen = sum(tilt_deg(b) > 45.0 for b in bodies)
-    return verdict(False, f"only {fallen} of {len(bodies)} dominoes fell in 8 s")
+    return verdict(False, N_("only {fallen} of {n} dominoes fell in 8 s", fallen=fallen, n=len(bodies)))
 
 
 def check_tennis_racket(world: World, bodies: Sequence[Body]) -> str:
@@ -363,9 +367,9 @@ def check_tennis_racket(world: World, bodies: Sequence[Body]) -> str:
             flip = step * DT
     drift = abs(world.kinetic_energy() / e0 - 1.0)
     ok = flip is not None and drift < 0.01
-    when = f"after {flip:.2f} s" if flip is not None else "never"
-    return verdict(ok, f"the intermediate axis turned over {when}; kinetic energy kept within "
-                       f"{drift * 100:.2f} %")
+    when = N_("after {t:.2f} s", t=flip) if flip is not None else N_("never")
+    return verdict(ok, N_("the intermediate axis turned over {when}; kinetic energy kept within "
+                          "{percent:.2f} %", when=when, percent=drift * 100))
 
 
 def check_sphere_sphere(world: World, bodies: Sequence[Body]) -> str:
@@ -378,9 +382,9 @@ def check_sphere_sphere(world: World, bodies: Sequence[Body]) -> str:
     angle = math.degrees(math.acos(max(-1.0, min(1.0, cosang))))
     energy = float(g_mover @ g_mover + g_target @ g_target) / v**2
     ok = head_ok and abs(angle - 90.0) < 1.0 and abs(energy - 1.0) < 0.01
-    return verdict(ok, f"head-on: {np.linalg.norm(mover):.3f} and {np.linalg.norm(target):.3f} m/s "
-                       f"(formula 0 and {v:g}); glancing: {angle:.1f}° apart (formula 90°), "
-                       f"energy kept {energy * 100:.1f} %")
+    return verdict(ok, N_("head-on: {a:.3f} and {b:.3f} m/s (formula 0 and {v:g}); glancing: {angle:.1f}° "
+                          "apart (formula 90°), energy kept {percent:.1f} %", a=np.linalg.norm(mover),
+                          b=np.linalg.norm(target), v=v, angle=angle, percent=energy * 100))
 
 
 def check_sphere_box(world: World, bodies: Sequence[Body]) -> str:
@@ -396,9 +400,9 @@ def check_sphere_box(world: World, bodies: Sequence[Body]) -> str:
                                   + bodies[2 * k + 1].linear_velocity * bodies[2 * k + 1].mass - p0[k]))
              for k in range(2))
     ok = turned < 1e-9 and spin > 0.1 and dp < 1e-6 * np.linalg.norm(p0[0])
-    return verdict(ok, f"locked box turned by {turned:.1g} (an AABB still), free box spins at {spin:.2f} "
-                       "rad/s "
-                       f"(an OBB now); momentum kept to {dp:.1g} kg·m/s")
+    return verdict(ok, N_("locked box turned by {turned:.1g} (an AABB still), free box spins at {spin:.2f} "
+                          "rad/s (an OBB now); momentum kept to {dp:.1g} kg·m/s", turned=turned, spin=spin,
+                          dp=dp))
 
 
 def check_box_box(world: World, bodies: Sequence[Body]) -> str:
@@ -406,12 +410,13 @@ def check_box_box(world: World, bodies: Sequence[Body]) -> str:
     run(world, 240)
     parts = []
     ok = finite(world)
-    for name, b in zip(("aligned", "turned"), bodies, strict=True):
+    for name, b in zip((N_("aligned"), N_("turned")), bodies, strict=True):
         low = float(box_vertices(b)[:, 1].min())
         speed = float(np.linalg.norm(b.linear_velocity))
         ok &= low > 1.0 - 0.01 and speed < 0.05
-        parts.append(f"{name}: lowest corner {low:.3f} m, {speed:.3f} m/s")
-    return verdict(ok, "both rest on their pedestals (top at 1 m): " + "; ".join(parts))
+        parts.append(N_("{name}: lowest corner {low:.3f} m, {speed:.3f} m/s", name=name, low=low,
+                        speed=speed))
+    return verdict(ok, N_("both rest on their pedestals (top at 1 m): {parts}", parts=join("; ", parts)))
 
 
 def check_capsules(world: World, bodies: Sequence[Body]) -> str:
@@ -421,9 +426,9 @@ def check_capsules(world: World, bodies: Sequence[Body]) -> str:
     toppled = tilt_deg(bodies[2])
     stacked = float(bodies[1].position[1])
     ok = finite(world) and depth < 0.01 and toppled > 60.0 and stacked > 0.85
-    return verdict(ok, f"deepest overlap {depth * 1000:.1f} mm; the upright one toppled to {toppled:.0f}°; "
-                       "the "
-                       f"crossed one rests at {stacked:.2f} m (on the other: 0.9 m)")
+    return verdict(ok, N_("deepest overlap {mm:.1f} mm; the upright one toppled to {toppled:.0f}°; the "
+                          "crossed one rests at {stacked:.2f} m (on the other: 0.9 m)", mm=depth * 1000,
+                          toppled=toppled, stacked=stacked))
 
 
 def check_hulls(world: World, bodies: Sequence[Body]) -> str:
@@ -435,8 +440,8 @@ def check_hulls(world: World, bodies: Sequence[Body]) -> str:
     depth = max_depth(world)
     speed = max(float(np.linalg.norm(b.linear_velocity)) for b in bodies)
     ok = finite(world) and low > -0.01 and depth < 0.01 and speed < 0.1
-    return verdict(ok, f"lowest vertex {low * 1000:.1f} mm, deepest overlap {depth * 1000:.1f} mm, "
-                       f"fastest {speed:.3f} m/s")
+    return verdict(ok, N_("lowest vertex {low:.1f} mm, deepest overlap {mm:.1f} mm, fastest {speed:.3f} m/s",
+                          low=low * 1000, mm=depth * 1000, speed=speed))
 
 
 def broadphase_pairs(world: World, method: str) -> tuple[np.ndarray, float]:
@@ -462,16 +467,16 @@ def check_broadphase(world: World, bodies: Sequence[Body]) -> str:
     same = all({tuple(p) for p in pairs.tolist()} == ref for pairs, _ in found.values())
     times = ", ".join(f"{m} {ms:.2f} ms" for m, (_, ms) in found.items())
     return verdict(same and len(ref) > 0,
-                   f"{n} bodies with the ground: brute force tests {n * (n - 1) // 2} pairs; all four "
-                   f"methods find the same {len(ref)} ({times})")
+                   N_("{n} bodies with the ground: brute force tests {tests} pairs; all four methods find "
+                      "the same {found} ({times})", n=n, tests=n * (n - 1) // 2, found=len(ref), times=times))
 
 
 def check_manifold(world: World, bodies: Sequence[Body]) -> str:
     """The first step's manifolds under the cube on a face, an edge and a corner: 4, 2, 1 points."""
     world.step(DT)
     got = [ground_manifold_points(world, b) for b in bodies]
-    return verdict(got == [4, 2, 1], f"points on a face, an edge, a corner: {got[0]}, {got[1]}, {got[2]} "
-                                     "(expected 4, 2, 1)")
+    return verdict(got == [4, 2, 1], N_("points on a face, an edge, a corner: {face}, {edge}, {corner} "
+                                        "(expected 4, 2, 1)", face=got[0], edge=got[1], corner=got[2]))
 
 
 def check_responses(world: World, bodies: Sequence[Body]) -> str:
@@ -487,16 +492,16 @@ def check_responses(world: World, bodies: Sequence[Body]) -> str:
     drift = float(np.linalg.norm(np.array([b.position for b in bodies[3:]]) - start, axis=1).max())
     rest = 0.4 - float(ball.position[1])
     vy = float(ball.linear_velocity[1])
-    figures = (f"{world.response}: the ball sank at most {peak * 1000:.1f} mm, rests {rest * 1000:.1f} mm "
-               "deep "
-               f"at v_y = {vy:.2f} m/s; the stack drifted {drift * 100:.2f} cm")
+    figures = N_("{response}: the ball sank at most {peak:.1f} mm, rests {rest:.1f} mm deep at v_y = "
+                 "{vy:.2f} m/s; the stack drifted {drift:.2f} cm", response=world.response, peak=peak * 1000,
+                 rest=rest * 1000, vy=vy, drift=drift * 100)
     if world.response == "projection":
         free_fall = -G * world.time
         return verdict(abs(rest) < 0.01 and abs(vy / free_fall - 1.0) < 0.01,
-                       figures + f" (free fall: −g·t = {free_fall:.2f} m/s)")
+                       N_("{figures} (free fall: −g·t = {v:.2f} m/s)", figures=figures, v=free_fall))
     bar = 0.02 if world.response == "impulse" else 0.05
     return verdict(finite(world) and abs(rest) < 0.01 and abs(vy) < 0.05 and drift < bar,
-                   figures + f" (bar {bar * 100:.0f} cm)")
+                   N_("{figures} (bar {bar:.0f} cm)", figures=figures, bar=bar * 100))
 
 
 def restitution_expected(world: World) -> list[float]:
@@ -513,7 +518,7 @@ def check_restitution(world: World, bodies: Sequence[Body]) -> str:
     got = first_apexes(world, bodies, 0.3, floors, 200)
     ok = all(abs(g - w) <= max(0.03 * w, 0.01) for g, w in zip(got, want, strict=True))
     pairs = ", ".join(f"{g:.3f}/{w:.3f}" for g, w in zip(got, want, strict=True))
-    return verdict(ok, f"{world.restitution_rule} rule, rebound/e²·h (m): {pairs}")
+    return verdict(ok, N_("{rule} rule, rebound/e²·h (m): {pairs}", rule=world.restitution_rule, pairs=pairs))
 
 
 def head_on_expected(m1: float, m2: float, e: float, v: float) -> tuple[float, float]:
@@ -535,7 +540,7 @@ def check_head_on(world: World, bodies: Sequence[Body]) -> str:
         ok &= abs(v1 - w1) < 0.02 * scenes.HEAD_ON_SPEED and abs(v2 - w2) < 0.02 * scenes.HEAD_ON_SPEED
         ok &= p_err < 1e-6
         parts.append(f"{m1:g}→{m2:g} e {e:g}: {v1:.2f}, {v2:.2f} ({w1:.2f}, {w2:.2f})")
-    return verdict(ok, "v1', v2' in m/s (formula): " + "; ".join(parts) + "; momentum kept")
+    return verdict(ok, N_("v1', v2' in m/s (formula): {parts}; momentum kept", parts="; ".join(parts)))
 
 
 def check_snooker(world: World, bodies: Sequence[Body]) -> str:
@@ -552,13 +557,12 @@ def check_snooker(world: World, bodies: Sequence[Body]) -> str:
             bound = sum(pair_friction(world, b.friction, 0.2) * b.mass * G * DT for b in moving)
     on_table = all(abs(b.position[0]) < 1.8 and abs(b.position[2]) < 0.9 for b in bodies)
     if p_after is None:
-        return verdict(False, "the cue ball never reached the pack")
+        return verdict(False, N_("the cue ball never reached the pack"))
     ok = p_before - bound - 1e-9 <= p_after <= p_before * 1.001 and on_table and finite(world)
-    return verdict(ok, f"momentum {p_before:.3f} kg·m/s before the break, {p_after:.3f} after "
-                       "(cloth friction "
-                       f"can take at most {bound:.3f}); cue ball {bodies[0].linear_velocity[0]:+.2f} m/s at "
-                       f"the "
-                       f"end; {'all balls on the table' if on_table else 'a ball left the table'}")
+    return verdict(ok, N_("momentum {before:.3f} kg·m/s before the break, {after:.3f} after (cloth friction "
+                          "can take at most {bound:.3f}); cue ball {cue:+.2f} m/s at the end; {table}",
+                          before=p_before, after=p_after, bound=bound, cue=bodies[0].linear_velocity[0],
+                          table=N_("all balls on the table") if on_table else N_("a ball left the table")))
 
 
 def tunnel_passes(world: World, speed: float) -> bool:
@@ -575,8 +579,11 @@ def check_tunnelling(world: World, bodies: Sequence[Body]) -> str:
     passed = [float(b.position[0]) > scenes.TUNNEL_WALL for b in bodies]
     want = [tunnel_passes(world, v) for v in scenes.TUNNEL_SPEEDS]
     through = [f"{v:g}" for v, p in zip(scenes.TUNNEL_SPEEDS, passed, strict=True) if p]
-    return verdict(passed == want, f"CCD {'on' if world.ccd else 'off'}: through the wall at "
-                                   f"{', '.join(through) or 'no'} m/s")
+    state = N_("on") if world.ccd else N_("off")
+    if not through:
+        return verdict(passed == want, N_("CCD {state}: through the wall at no m/s", state=state))
+    return verdict(passed == want, N_("CCD {state}: through the wall at {speeds} m/s", state=state,
+                                      speeds=", ".join(through)))
 
 
 def check_stacking(world: World, bodies: Sequence[Body]) -> str:
@@ -591,10 +598,9 @@ def check_stacking(world: World, bodies: Sequence[Body]) -> str:
     asleep = sum(not b.awake for b in bodies)
     ok = (finite(world) and rest.max() < 0.02 and drift[heavy].max() < 0.03 and upright
           and (asleep == len(bodies) or not world.sleeping))
-    return verdict(ok, f"pyramid, wall, cards drift at most {rest.max() * 100:.2f} cm (bar: 2 cm); "
-                       "the 1/10/100 kg "
-                       f"stack sank {drift[heavy].max() * 100:.2f} cm (bar: 3 cm); {asleep} of "
-                       f"{len(bodies)} asleep")
+    return verdict(ok, N_("pyramid, wall, cards drift at most {rest:.2f} cm (bar: 2 cm); the 1/10/100 kg "
+                          "stack sank {sank:.2f} cm (bar: 3 cm); {asleep} of {n} asleep",
+                          rest=rest.max() * 100, sank=drift[heavy].max() * 100, asleep=asleep, n=len(bodies)))
 
 
 def ray_entry(body: Body, origin: np.ndarray, direction: np.ndarray) -> float:
@@ -621,13 +627,12 @@ def check_raycasts(world: World, bodies: Sequence[Body]) -> str:
         origin = b.position + np.array([0.0, 10.0, 0.0])
         hit = world.raycast(origin, down)
         if hit is None or hit.body != b:
-            return verdict(False, f"the ray down onto body {b.index} missed it")
+            return verdict(False, N_("the ray down onto body {index} missed it", index=b.index))
         worst = max(worst, abs(hit.distance - ray_entry(b, origin, down)))
     miss = world.raycast((0.0, 5.0, 0.0), (0.0, 1.0, 0.0))
     return verdict(worst < 1e-6 and miss is None,
-                   f"{len(bodies)} rays straight down: hit distances match the formulas within {worst:.1g} "
-                   f"m; "
-                   "a ray upwards hits nothing")
+                   N_("{n} rays straight down: hit distances match the formulas within {worst:.1g} m; a ray "
+                      "upwards hits nothing", n=len(bodies), worst=worst))
 
 
 def check_events(world: World, bodies: Sequence[Body]) -> str:
@@ -645,8 +650,8 @@ def check_events(world: World, bodies: Sequence[Body]) -> str:
     errs = [abs(first.get(b.index, math.inf) - math.sqrt(2 * h / G))
             for b, h in zip(bodies, scenes.EVENT_HEIGHTS, strict=True)]
     ok = max(errs) <= 1.5 * DT and 0 <= begins - ends <= len(bodies)
-    return verdict(ok, f"first touch of each ball within {max(errs) * 1000:.0f} ms of √(2h/g); "
-                       f"{begins} begin and {ends} end events")
+    return verdict(ok, N_("first touch of each ball within {ms:.0f} ms of √(2h/g); {begins} begin and {ends} "
+                          "end events", ms=max(errs) * 1000, begins=begins, ends=ends))
 
 
 def check_spinning_top(world: World, bodies: Sequence[Body]) -> str:
@@ -655,9 +660,8 @@ def check_spinning_top(world: World, bodies: Sequence[Body]) -> str:
     spun, still = tilt_deg(bodies[0]), tilt_deg(bodies[1])
     # lying on its side (rim and tip on the ground) the top's axis leans 90° − atan((0.4 − 0.032)/0.6) = 58°
     return verdict(finite(world) and spun < 30.0 and still > 50.0,
-                   f"after 5 s the spinning top leans {spun:.0f}° (it started at 10°), the still one "
-                   f"{still:.0f}° "
-                   "(on its side: 58°)")
+                   N_("after 5 s the spinning top leans {spun:.0f}° (it started at 10°), the still one "
+                      "{still:.0f}° (on its side: 58°)", spun=spun, still=still))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -666,8 +670,9 @@ def check_spinning_top(world: World, bodies: Sequence[Body]) -> str:
 
 def labels_bullet(world: World, bodies: Sequence[Body]) -> list[Label]:
     """The wall with the CCD setting, and the bullet's travel per step."""
-    return [Label((0.05, 4.4, 0.0), f"wall 10 cm — CCD {'on' if world.ccd else 'off'}"),
-            Label((-7.5, 2.6, 0.0), "300 m/s: 5 m per step")]
+    state = N_("on") if world.ccd else N_("off")
+    return [Label((0.05, 4.4, 0.0), N_("wall 10 cm — CCD {state}", state=state)),
+            Label((-7.5, 2.6, 0.0), N_("300 m/s: 5 m per step"))]
 
 
 def labels_bounce(world: World, bodies: Sequence[Body]) -> list[Label]:
@@ -687,19 +692,21 @@ def labels_bounce_row(world: World, bodies: Sequence[Body]) -> list[Label]:
 
 def labels_cradle(world: World, bodies: Sequence[Body]) -> list[Label]:
     """The released ball and the one that leaves."""
-    return ball_labels([bodies[0], bodies[-1]], ["released", "leaves with the same speed"], lift=0.5)
+    return ball_labels([bodies[0], bodies[-1]], [N_("released"), N_("leaves with the same speed")], lift=0.5)
 
 
 def labels_incline(world: World, bodies: Sequence[Body]) -> list[Label]:
     """The angle and tan θ; per box its effective μ, critical angle and predicted fate."""
     theta = scenes.RAMP_ANGLE
-    out = [Label((-6.0, 3.0, 4.5), f"θ = {theta:g}°, tan θ = {math.tan(math.radians(theta)):.3f}")]
+    out = [Label((-6.0, 3.0, 4.5), N_("θ = {theta:g}°, tan θ = {tan:.3f}", theta=theta,
+                                      tan=math.tan(math.radians(theta))))]
     for b in bodies:
         mu = pair_friction(world, b.friction, 1.0)
         a = incline_expected(world, b.friction)
         crit = math.degrees(math.atan(mu))
-        fate = f"slides, a = {a:.2f} m/s²" if a > 0 else "holds"
-        out.append(Label(tuple(b.position + (0.0, 0.7, 0.0)), f"μ = {mu:.2f}, θc = {crit:.1f}°: {fate}"))
+        fate = N_("slides, a = {a:.2f} m/s²", a=a) if a > 0 else N_("holds")
+        out.append(Label(tuple(b.position + (0.0, 0.7, 0.0)),
+                         N_("μ = {mu:.2f}, θc = {crit:.1f}°: {fate}", mu=mu, crit=crit, fate=fate)))
     return out
 
 
@@ -710,26 +717,27 @@ def labels_head_on(world: World, bodies: Sequence[Body]) -> list[Label]:
         e = pair_restitution(world, e1, e2)
         w1, w2 = head_on_expected(m1, m2, e, scenes.HEAD_ON_SPEED)
         z = float(bodies[2 * k + 1].position[2])
-        text = f"{m1:g} kg → {m2:g} kg, e = {e:g}: expect {w1:+.1f}, {w2:+.1f} m/s"
+        text = N_("{m1:g} kg → {m2:g} kg, e = {e:g}: expect {w1:+.1f}, {w2:+.1f} m/s", m1=m1, m2=m2, e=e,
+                  w1=w1, w2=w2)
         out.append(Label((-5.5, 1.0, z), text))
     return out
 
 
 def labels_sphere_sphere(world: World, bodies: Sequence[Body]) -> list[Label]:
     """What each lane shows."""
-    return [Label((-3.0, 3.0, -2.0), "head-on: the balls swap velocities"),
-            Label((-3.0, 3.0, 2.5), "glancing: they leave at 90°")]
+    return [Label((-3.0, 3.0, -2.0), N_("head-on: the balls swap velocities")),
+            Label((-3.0, 3.0, 2.5), N_("glancing: they leave at 90°"))]
 
 
 def labels_sphere_box(world: World, bodies: Sequence[Body]) -> list[Label]:
     """Which box is an AABB and which an OBB."""
-    return [Label(tuple(bodies[0].position + (0.0, 1.0, 0.0)), "rotation locked: an AABB"),
-            Label(tuple(bodies[2].position + (0.0, 1.0, 0.0)), "free: an OBB once it turns")]
+    return [Label(tuple(bodies[0].position + (0.0, 1.0, 0.0)), N_("rotation locked: an AABB")),
+            Label(tuple(bodies[2].position + (0.0, 1.0, 0.0)), N_("free: an OBB once it turns"))]
 
 
 def labels_box_box(world: World, bodies: Sequence[Body]) -> list[Label]:
     """How many separating axes each pair needs."""
-    return [Label((-2.0, 3.3, 0.0), "AABB: 3 axes"), Label((2.0, 3.3, 0.0), "OBB: 15 axes")]
+    return [Label((-2.0, 3.3, 0.0), N_("AABB: 3 axes")), Label((2.0, 3.3, 0.0), N_("OBB: 15 axes"))]
 
 
 def labels_manifold(world: World, bodies: Sequence[Body]) -> list[Label]:
@@ -737,22 +745,24 @@ def labels_manifold(world: World, bodies: Sequence[Body]) -> list[Label]:
     out = []
     for b, case in zip(bodies, scenes.MANIFOLD_CASES, strict=True):
         k = ground_manifold_points(world, b) if world.steps else "?"
-        out.append(Label(tuple(b.position + (0.0, 1.2, 0.0)), f"on a {case}: {k} points"))
+        out.append(Label(tuple(b.position + (0.0, 1.2, 0.0)),
+                         N_("on a {case}: {k} points", case=N_(case), k=k)))
     return out
 
 
 def labels_responses(world: World, bodies: Sequence[Body]) -> list[Label]:
     """The response method and the deepest overlap now."""
-    return [Label((0.0, 4.0, 0.0), f"response: {world.response}"),
-            Label((-3.0, 0.4 - max_depth(world), 0.8), f"deepest overlap {max_depth(world) * 1000:.1f} mm")]
+    return [Label((0.0, 4.0, 0.0), N_("response: {response}", response=world.response)),
+            Label((-3.0, 0.4 - max_depth(world), 0.8),
+                  N_("deepest overlap {mm:.1f} mm", mm=max_depth(world) * 1000))]
 
 
 def labels_restitution(world: World, bodies: Sequence[Body]) -> list[Label]:
     """Each ball's material and pair e under the world's rule, and its e²·h mark."""
     want = restitution_expected(world)
-    names = [f"{n}, e = {e:g}" for n, e in scenes.RESTITUTION_BALLS]
+    names = [N_("{material}, e = {e:g}", material=N_(n), e=e) for n, e in scenes.RESTITUTION_BALLS]
     e_pad = pair_restitution(world, 0.9, scenes.RESTITUTION_PAD)
-    names.append(f"0.9 on pad 0.5: {world.restitution_rule} → e = {e_pad:.2f}")
+    names.append(N_("0.9 on pad 0.5: {rule} → e = {e:.2f}", rule=world.restitution_rule, e=e_pad))
     floors = [0.0] * len(scenes.RESTITUTION_BALLS) + [0.5]
     out = ball_labels(bodies, names, lift=0.6)
     out += [Label((float(b.position[0]), f + w + 0.3, 0.5), f"e²·h = {w:.2f} m")
@@ -762,16 +772,16 @@ def labels_restitution(world: World, bodies: Sequence[Body]) -> list[Label]:
 
 def labels_tunnelling(world: World, bodies: Sequence[Body]) -> list[Label]:
     """The CCD setting and each bullet's travel per step."""
-    out = [Label((0.05, 4.3, 0.0), f"CCD {'on' if world.ccd else 'off'}")]
-    out += [Label((-3.5, 2.3, float(b.position[2])), f"{v:g} m/s: {v * DT:.2f} m per step")
+    out = [Label((0.05, 4.3, 0.0), N_("CCD {state}", state=N_("on") if world.ccd else N_("off")))]
+    out += [Label((-3.5, 2.3, float(b.position[2])), N_("{v:g} m/s: {step:.2f} m per step", v=v, step=v * DT))
             for b, v in zip(bodies, scenes.TUNNEL_SPEEDS, strict=True)]
     return out
 
 
 def labels_stacking(world: World, bodies: Sequence[Body]) -> list[Label]:
     """The name of each structure."""
-    return [Label((-6.0, 4.4, 0.0), "pyramid"), Label((-2.0, 2.8, 0.0), "brick wall"),
-            Label((1.8, 1.9, 0.0), "1, 10, 100 kg"), Label((5.0, 2.9, 0.0), "card house")]
+    return [Label((-6.0, 4.4, 0.0), N_("pyramid")), Label((-2.0, 2.8, 0.0), N_("brick wall")),
+            Label((1.8, 1.9, 0.0), "1, 10, 100 kg"), Label((5.0, 2.9, 0.0), N_("card house"))]
 
 
 def labels_raycasts(world: World, bodies: Sequence[Body]) -> list[Label]:
@@ -787,15 +797,16 @@ def labels_raycasts(world: World, bodies: Sequence[Body]) -> list[Label]:
 def labels_events(world: World, bodies: Sequence[Body]) -> list[Label]:
     """Each ball's drop height and the time of its first touch, √(2h/g)."""
     return [Label((float(b.position[0]), h + 1.0, 0.0),
-                  f"h = {h:g} m: first touch at {math.sqrt(2 * h / G):.2f} s")
+                  N_("h = {h:g} m: first touch at {t:.2f} s", h=h, t=math.sqrt(2 * h / G)))
             for b, h in zip(bodies, scenes.EVENT_HEIGHTS, strict=True)]
 
 
 def labels_spinning_top(world: World, bodies: Sequence[Body]) -> list[Label]:
     """Each top's lean now."""
-    return [Label(tuple(bodies[0].position + (0.0, 0.9, 0.0)), f"spinning, leans {tilt_deg(bodies[0]):.0f}°"),
+    return [Label(tuple(bodies[0].position + (0.0, 0.9, 0.0)),
+                  N_("spinning, leans {deg:.0f}°", deg=tilt_deg(bodies[0]))),
             Label(tuple(bodies[1].position + (0.0, 0.9, 0.0)),
-                  f"not spinning, leans {tilt_deg(bodies[1]):.0f}°")]
+                  N_("not spinning, leans {deg:.0f}°", deg=tilt_deg(bodies[1])))]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -845,66 +856,100 @@ def __getattr__(name: str) -> object:
 # the student's pages
 
 
+DOC_FOLDERS = {"en": "", "pt_BR": "pt-BR"}
+"""Where each language's pages go, under the English pages' folder (``docs/lessons``)."""
+
+
 def engine_link(ref: str, depth: int = 2) -> str:
     """A Markdown link from a page ``depth`` folders below the repository root to the file of an engine
     reference ``"path: function"``."""
-    path, _, func = ref.partition(": ")
+    path, _sep, func = ref.partition(": ")
     return f"[`{path}`]({'../' * depth}{path}): `{func}`"
 
 
-def lesson_markdown(lesson: Lesson) -> str:
-    """The student's page for ``lesson`` (``docs/lessons/<name>.md``)."""
-    lines = [f"# {lesson.title}", "", f"Scene: `{lesson.name}` (`python -m sandbox run "
-             f"{lesson.name.replace(' ', '-')}` runs it headless). [All lessons](index.md)", "",
-             "## The idea", "", lesson.concept, "", "## The formula", "", f"    {lesson.formula}", "",
-             "## Try this", "", lesson.try_this, ""]
+def language_links(language: str, page: str) -> str:
+    """Links from ``page`` in ``language`` to the same page in every other language, each named in
+    itself."""
+    up = "../" if DOC_FOLDERS[language] else ""
+    return " · ".join(f"[{LANGUAGES[other]}]({up}{sub + '/' if sub else ''}{page})"
+                      for other, sub in DOC_FOLDERS.items() if other != language)
+
+
+def lesson_markdown(lesson: Lesson, language: str = "en") -> str:
+    """The student's page for ``lesson`` in ``language`` (``docs/lessons/<name>.md``, the Portuguese one
+    in ``docs/lessons/pt-BR/``, which shares the English page's screenshot), translated through the app's
+    catalogue."""
+
+    def _(text: str) -> str:
+        return translate(text, language)
+
+    up = "../" if DOC_FOLDERS[language] else ""
+    scene = _("Scene: `{name}` (`python -m sandbox run {command}` runs it headless). [All lessons](index.md)")
+    lines = [f"# {_(lesson.title)}", "",
+             scene.format(name=lesson.name, command=lesson.name.replace(" ", "-")) + " · "
+             + language_links(language, lesson.doc_page), "",
+             _("## The idea"), "", _(lesson.concept), "",
+             _("## The formula"), "", f"    {_(lesson.formula)}", "",
+             _("## Try this"), "", _(lesson.try_this), ""]
     if lesson.presets:
-        lines += ["Presets (one click in the Lesson window):", ""]
+        lines += [_("Presets (one click in the Lesson window):"), ""]
         for p in lesson.presets:
             settings = ", ".join(f"`{k} = {v!r}`" for k, v in p["settings"].items())
-            lines.append(f"- {p['label']}: {settings}")
+            lines.append(f"- {_(p['label'])}: {settings}")
         lines.append("")
-    lines += ["## What to look at", "", lesson.look_at, "", "## What to expect", "", lesson.expect, "",
-              "The scene's own check (run by `tests/test_lessons.py`) measures this against the formula.", "",
-              "## Where the engine computes it", ""]
-    lines += [f"- {engine_link(r)}" for r in lesson.engine_refs]
-    shot = lesson.doc_page.removesuffix(".md") + ".png"  # made by the app at 1280x720, Lesson window shown
-    lines += ["", "## Screenshot", "",
-              f"![The {lesson.name} scene in the app, with its Lesson window]({shot})", ""]
+    lines += [_("## What to look at"), "", _(lesson.look_at), "",
+              _("## What to expect"), "", _(lesson.expect), "",
+              _("The scene's own check (run by `tests/test_lessons.py`) measures this against the formula."),
+              "", _("## Where the engine computes it"), ""]
+    lines += [f"- {engine_link(r, 3 if up else 2)}" for r in lesson.engine_refs]
+    shot = up + lesson.doc_page.removesuffix(".md") + ".png"  # by the app at 1280x720, Lesson window shown
+    lines += ["", _("## Screenshot"), "",
+              _("![The {name} scene in the app, with its Lesson window]({shot})").format(name=lesson.name,
+                                                                                       shot=shot), ""]
     return "\n".join(lines)
 
 
-def index_markdown() -> str:
-    """The index page of the lessons (``docs/lessons/index.md``)."""
-    lines = ["# Lessons", "",
-             "Each built-in scene of the sandbox teaches one idea of rigid-body simulation. Every page gives "
-             "the idea, its formula, what to try, what to expect and where the engine computes it. The pages "
-             "assume the introductory material: collision detection of spheres, AABBs, OBBs and convex "
-             "polyhedra (SAT), clipping, impulses with angular terms, restitution and penalty springs.", "",
-             "Load a scene from the panel's scene list (or run it headless with "
-             "`python -m sandbox run NAME`). Its lesson sets the camera, draws labels in the scene (the "
-             "predicted heights, the effective friction, the CCD setting, ...) and offers presets: one-click "
-             "world settings that change what the scene shows. Reset the scene after a preset to watch it "
-             "from the start. Each lesson also has its own check, an experiment that measures the scene "
-             "against the formula; `tests/test_lessons.py` runs them all.", "",
-             "| scene | lesson | formula |", "|---|---|---|"]
+def index_markdown(language: str = "en") -> str:
+    """The index page of the lessons in ``language`` (``docs/lessons/index.md``, the Portuguese one in
+    ``docs/lessons/pt-BR/``), linked to the other languages' indexes."""
+
+    def _(text: str) -> str:
+        return translate(text, language)
+
+    lines = [_("# Lessons"), "",
+             _("Each built-in scene of the sandbox teaches one idea of rigid-body simulation. Every page "
+               "gives the idea, its formula, what to try, what to expect and where the engine computes it. "
+               "The pages assume the introductory material: collision detection of spheres, AABBs, OBBs and "
+               "convex polyhedra (SAT), clipping, impulses with angular terms, restitution and penalty "
+               "springs."), "",
+             _("Load a scene from the panel's scene list (or run it headless with "
+               "`python -m sandbox run NAME`). Its lesson sets the camera, draws labels in the scene (the "
+               "predicted heights, the effective friction, the CCD setting, ...) and offers presets: "
+               "one-click world settings that change what the scene shows. Reset the scene after a preset to "
+               "watch it from the start. Each lesson also has its own check, an experiment that measures the "
+               "scene against the formula; `tests/test_lessons.py` runs them all."), "",
+             language_links(language, "index.md"), "",
+             _("| scene | lesson | formula |"), "|---|---|---|"]
     for lesson in built_in_lessons():
-        formula = lesson.formula.replace("|", "\\|")  # a bare | would end the table cell
-        lines.append(f"| `{lesson.name}` | [{lesson.title}]({lesson.doc_page}) | {formula} |")
+        formula = _(lesson.formula).replace("|", "\\|")  # a bare | would end the table cell
+        lines.append(f"| `{lesson.name}` | [{_(lesson.title)}]({lesson.doc_page}) | {formula} |")
     lines.append("")
     return "\n".join(lines)
 
 
 def write_docs(folder: str | Path) -> list[Path]:
-    """Write the index and every lesson's page into ``folder``; return the paths written."""
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
-    written = [out / "index.md"]
-    written[0].write_text(index_markdown(), encoding="utf-8")
-    for lesson in built_in_lessons():
-        path = out / lesson.doc_page
-        path.write_text(lesson_markdown(lesson), encoding="utf-8")
-        written.append(path)
+    """Write the index and every lesson's page into ``folder`` in English, and in every other language
+    into its subfolder (``DOC_FOLDERS``); return the paths written."""
+    written = []
+    for language, sub in DOC_FOLDERS.items():
+        out = Path(folder) / sub
+        out.mkdir(parents=True, exist_ok=True)
+        written.append(out / "index.md")
+        written[-1].write_text(index_markdown(language), encoding="utf-8")
+        for lesson in built_in_lessons():
+            path = out / lesson.doc_page
+            path.write_text(lesson_markdown(lesson, language), encoding="utf-8")
+            written.append(path)
     return written
 
 

@@ -28,6 +28,7 @@ import numpy as np
 from . import scenes
 from .engine import Body, Grab, World
 from .engine.validate import positive_float
+from .i18n import N_, join
 from .lessons import Camera, Lesson
 from .scene_file import SceneFile, load_scene_file, save_scene_file
 from .scenes import SCENE_FOLDER, built_in_name
@@ -290,7 +291,7 @@ class Session:
             name, builder = resolve_scene(scene)
             world, bodies = self._build(builder, {})
         except Exception as exc:  # noqa: BLE001 - a scene is user code: any failure is shown, not fatal
-            self.report(f"loading scene {getattr(scene, '__name__', scene)!r}", exc)
+            self.report(N_("loading scene {scene!r}", scene=getattr(scene, "__name__", str(scene))), exc)
             return False
         self._switch(world, bodies, name, builder, {})
         self.scene_path = str(builder.path) if isinstance(builder, SceneFile) else None
@@ -305,7 +306,7 @@ class Session:
         try:
             world, bodies = self._build(self._builder, self._changed)
         except Exception as exc:  # noqa: BLE001
-            self.report(f"resetting scene {self.scene_name!r}", exc)
+            self.report(N_("resetting scene {scene!r}", scene=self.scene_name), exc)
             return False
         self._switch(world, bodies, self.scene_name, self._builder, self._changed)
         return True
@@ -388,7 +389,7 @@ class Session:
             try:
                 check.verdict = self.run_check()
             except Exception as exc:  # noqa: BLE001 - shown as the verdict, never a traceback in the UI
-                check.verdict = f"ERROR: {type(exc).__name__}: {exc}"
+                check.verdict = N_("ERROR: {error}", error=f"{type(exc).__name__}: {exc}")
             finally:
                 check.running = False
 
@@ -396,9 +397,10 @@ class Session:
         check.thread.start()
 
     def save(self, path: str | Path) -> str:
-        """Write the world to the JSON scene file ``path``; returns a line saying what was saved."""
+        """Write the world to the JSON scene file ``path``; returns a line saying what was saved (a
+        ``Message``: the panel shows it in the current language)."""
         save_scene_file(self.world, path)
-        return f"saved {len(self.world.bodies)} bodies to {path}"
+        return N_("saved {n} bodies to {path}", n=len(self.world.bodies), path=str(path))
 
     # --- the clock --------------------------------------------------------------------------------
     def toggle_pause(self) -> None:
@@ -471,8 +473,10 @@ class Session:
 
     # --- errors ---------------------------------------------------------------------------------
     def report(self, what: str, exc: BaseException) -> None:
-        """Keep an error for the panel (the last ``MAX_ERRORS``) and print its traceback."""
-        message = f"{what}: {type(exc).__name__}: {exc}"
+        """Keep an error for the panel (the last ``MAX_ERRORS``) and print its traceback. ``what`` says
+        what was being done, best as a ``Message`` (``N_``), so that the panel can show the error in the
+        language current when it is drawn; the exception's own text stays as the engine wrote it."""
+        message = join(": ", [what, type(exc).__name__, str(exc)])
         self.errors = [*self.errors[-(MAX_ERRORS - 1):], message]
         print(f"sandbox: error while {message}", file=sys.stderr)
         traceback.print_exception(exc, file=sys.stderr)
