@@ -15,8 +15,9 @@ from typing import NoReturn
 
 from .cli_args import positive_int
 from .i18n import LANGUAGES, parse_language, set_language
-from .scene_file import SceneFileError, load_scene_file
-from .scenes import DEFAULT_SCENE, SCENES
+from .scene_file import SceneFileError
+from .scenes import DEFAULT_SCENE, SCENE_NAMES
+from .session import resolve_scene
 
 DEBUG_DRAW = ("contacts", "normals", "aabbs", "broadphase", "velocities")
 """The names ``--debug-draw`` accepts: the panel's Debug draw toggles (``RenderOptions`` fields)."""
@@ -62,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="sandbox",
         description="An interactive 3D rigid-body physics sandbox.",
-        epilog=f"scenes: {', '.join(SCENES)}. Press the Help header in the panel for the controls.")
+        epilog=f"scenes: {', '.join(n.replace(' ', '-') for n in SCENE_NAMES)}. Press the Help header in the "
+               "panel for the controls.")
     parser.add_argument("--scene", default=DEFAULT_SCENE, metavar="NAME_OR_FILE",
                         help=f"a built-in scene name or a JSON scene file (default: {DEFAULT_SCENE})")
     parser.add_argument("--frames", type=positive_int, metavar="N",
@@ -101,24 +103,22 @@ def _check_screenshot(parser: argparse.ArgumentParser, path: str) -> None:
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, object]:
-    """Parse and check ``argv``; returns the arguments and the scene (a name or a loaded file's
-    builder). Exits with status 2 and a message on any bad argument."""
+    """Parse and check ``argv``; returns the arguments and the scene (a built-in scene's name, or the
+    ``SceneFile`` of a file). Exits with status 2 and a message on any bad argument."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.screenshot is not None:
         if args.frames is None:
             parser.error("--screenshot needs --frames N (which frame to capture)")
         _check_screenshot(parser, args.screenshot)
-    scene: object = args.scene
-    if args.scene not in SCENES:
-        if not (args.scene.lower().endswith(".json") or Path(args.scene).is_file()):
-            parser.error(f"unknown scene {args.scene!r}; choose one of: {', '.join(SCENES)}, "
-                         "or give a .json scene file")
-        try:
-            scene = load_scene_file(args.scene)
-        except SceneFileError as exc:
-            parser.error(f"bad scene file: {exc}")
-    return args, scene
+    try:
+        name, scene = resolve_scene(args.scene)  # a built-in name (hyphens or spaces) or a file, read now
+    except SceneFileError as exc:
+        parser.error(f"bad scene file: {exc}")
+    except ValueError:
+        names = ", ".join(n.replace(" ", "-") for n in SCENE_NAMES)
+        parser.error(f"unknown scene {args.scene!r}; choose one of: {names}, or give a .json scene file")
+    return args, (name if name in SCENE_NAMES else scene)
 
 
 def _no_display(exc: BaseException) -> bool:

@@ -5,6 +5,11 @@ formula, what to try, what to look at, what to expect), one-click presets of wor
 frames what matters, 3D labels (a function of the world, since some follow the bodies or the settings),
 the engine files and functions that compute the concept, and a ``check``: the scene's own experiment.
 
+The lessons live in the scene files (``assets/scenes/<name>.json``, key ``lesson``), where a teacher edits
+them; this module holds what must be Python: the checks (``CHECKS``) and the labels (``LABELS``), which a
+file names, and the ``Lesson`` record that ``scene_file`` makes of a file's lesson. ``LESSONS`` are the
+built-in scenes' lessons, in the order of the scene list.
+
 ``check(world, bodies)`` takes a freshly built scene (``bodies`` as its builder returned them, with any
 preset already applied), steps it as long as its measurement needs (at most a few hundred steps of
 ``DT``), and returns a one-line verdict that starts with ``"PASS: "`` or ``"FAIL: "`` and quotes the
@@ -56,6 +61,10 @@ class Camera:
         distance = float(np.linalg.norm(offset))
         return {"target": self.target, "distance": distance, "yaw": math.atan2(offset[0], offset[2]),
                 "pitch": math.asin(offset[1] / distance), "fov_y": math.radians(self.fov_y_deg)}
+
+
+DEFAULT_CAMERA = Camera((0.0, 6.0, 12.0), (0.0, 0.0, 0.0))
+"""The camera of a lesson whose scene file gives none: the ground from 12 m away, 6 m up."""
 
 
 @dataclass(frozen=True)
@@ -801,497 +810,46 @@ def labels_spinning_top(world: World, bodies: Sequence[Body]) -> list[Label]:
 
 
 # ----------------------------------------------------------------------------------------------------
-# the lessons, in the order of scenes.SCENES
+# the checks and labels by the names a scene file's lesson gives them (its "check" and "labels")
 
-CORE = "sandbox/engine/core/"
+CHECKS: dict[str, CheckFn] = {f.__name__.removeprefix("check_"): f for f in (
+    check_showcase, check_empty, check_pile, check_pyramid, check_spheres, check_bullet, check_bounce,
+    check_bounce_row, check_cradle, check_incline, check_dominoes, check_tennis_racket, check_sphere_sphere,
+    check_sphere_box, check_box_box, check_capsules, check_hulls, check_broadphase, check_manifold,
+    check_responses, check_restitution, check_head_on, check_snooker, check_tunnelling, check_stacking,
+    check_raycasts, check_events, check_spinning_top)}
+"""Every lesson check, by its function's name without ``check_`` (``"bounce_row"``: ``check_bounce_row``)."""
+LABELS: dict[str, LabelFn] = {f.__name__.removeprefix("labels_"): f for f in (
+    labels_bullet, labels_bounce, labels_bounce_row, labels_cradle, labels_incline, labels_head_on,
+    labels_sphere_sphere, labels_sphere_box, labels_box_box, labels_manifold, labels_responses,
+    labels_restitution, labels_tunnelling, labels_stacking, labels_raycasts, labels_events,
+    labels_spinning_top)}
+"""Every lesson's labels function, by its name without ``labels_``."""
 
 
-def _preset(label: str, **settings: object) -> dict:
-    return {"label": label, "settings": settings}
+# ----------------------------------------------------------------------------------------------------
+# the lessons of the built-in scenes, read from their files
+
+LESSONS: tuple[Lesson, ...]
+"""The lesson of every built-in scene, in the order of ``scenes.SCENE_NAMES``: each scene file's
+``lesson`` (read on first use, PEP 562's module ``__getattr__``: the files name this module's checks)."""
+LESSONS_BY_NAME: dict[str, Lesson]
+"""``LESSONS`` by scene name."""
 
 
-RESPONSE_PRESETS = (_preset(N_("Impulses (default)"), response="impulse"),
-                    _preset(N_("Projection instead of impulses"), response="projection"),
-                    _preset(N_("Penalty springs"), response="penalty"))
-RESTITUTION_PRESETS = tuple(_preset(N_("Combine rule: {rule}", rule=r), restitution_rule=r)
-                            for r in RESTITUTION_RULES)
-CCD_PRESETS = (_preset(N_("CCD on"), ccd=True), _preset(N_("CCD off"), ccd=False))
+def built_in_lessons() -> tuple[Lesson, ...]:
+    """``LESSONS``, read from the scene files the first time."""
+    if "LESSONS" not in globals():
+        built = tuple(s.lesson for s in scenes.SCENES.values() if s.lesson is not None)
+        globals().update(LESSONS=built, LESSONS_BY_NAME={lesson.name: lesson for lesson in built})
+    return globals()["LESSONS"]
 
-LESSONS: tuple[Lesson, ...] = (
-    Lesson(
-        name="showcase", title="A world in motion",
-        concept="Every step runs the same pipeline: the broad phase finds pairs whose bounding boxes "
-                "overlap, the narrow phase computes their contact points, the solver applies impulses so "
-                "that nothing sinks, and the integrator moves every body with semi-implicit Euler. The step "
-                "is fixed (1/60 s) and split into sub-steps, so the same scene always gives the same motion.",
-        formula="v ← v + g·dt, then x ← x + v·dt (semi-implicit Euler)",
-        try_this="Switch the response method and the number of sub-steps with the presets; drop a body by "
-                 "hand.",
-        look_at="The stage timings: the narrow phase and the solver take most of each step.",
-        expect="Towers, pyramid, capsules, hulls and balls settle within a few seconds, with overlaps of at "
-               "most a few millimetres.",
-        camera=Camera((0.0, 6.5, 13.0), (-0.5, 2.5, 0.0)),
-        engine_refs=("sandbox/engine/world.py: World.step", CORE + "integrate.py: integrate_velocities",
-                     CORE + "integrate.py: integrate_positions"),
-        check=check_showcase,
-        presets=(*RESPONSE_PRESETS, _preset(N_("One sub-step"), substeps=1)),
-    ),
-    Lesson(
-        name="empty", title="The static ground",
-        concept="A body of mass 0 is static: its inverse mass and inverse inertia are zero, so no impulse "
-                "can move it, and the impulse formula gives the whole response to the other body. Whatever "
-                "you spawn here lands on it.",
-        formula="1/m = 0 and I⁻¹ = 0 for a static body",
-        try_this="Spawn bodies by hand and drop them on the ground.",
-        look_at="Whatever you drop stops on the plane y = 0, however hard it lands.",
-        expect="An empty world with a flat ground whose top is at y = 0.",
-        camera=Camera((0.0, 6.0, 12.0), (0.0, 0.0, 0.0)),
-        engine_refs=("sandbox/engine/world.py: World.add_body", CORE + "impulse.py: apply_impulse_pair"),
-        check=check_empty,
-    ),
-    Lesson(
-        name="pile", title="S1: a thousand resting contacts",
-        concept="A pile has thousands of contacts that push on one another. The solver cannot solve them all "
-                "at once; it sweeps over them again and again (Gauss–Seidel iterations), each time "
-                "correcting one contact with the others' latest impulses, and sub-steps split the step into "
-                "shorter ones.",
-        formula="ground penetration = max(0, 0.5 m − centre height)",
-        try_this="Use one sub-step or fewer iterations (presets), then compare the penetration.",
-        look_at="The bottom layer: how far it sinks into the ground.",
-        expect="About 1 mm of penetration with the defaults (bar: 1 cm); with one sub-step about 12 mm. Two "
-               "iterations change little here, because the sub-steps already repeat the solve four times a "
-               "step.",
-        camera=Camera((0.0, 14.0, 26.0), (0.0, 4.0, 0.0)),
-        engine_refs=(CORE + "contact_solver.py: solve_contacts", CORE + "substeps.py: run_substeps"),
-        check=check_pile,
-        presets=(_preset(N_("Two iterations"), iterations=2), _preset(N_("One sub-step"), substeps=1),
-                 _preset(N_("Defaults"), iterations=10, substeps=4)),
-    ),
-    Lesson(
-        name="pyramid", title="S2: a pyramid that stands",
-        concept="A pyramid of 210 cubes stands only if friction holds every cube and the solver converges. "
-                "Warm starting begins each step from last step's impulses, so the solver starts close to the "
-                "answer instead of from zero.",
-        formula="drift = |x(t) − x(0)|, bar: under 2 cm",
-        try_this="Turn warm starting off, or use the reference (one contact at a time) solver.",
-        look_at="The top cube: it should not move.",
-        expect="The pyramid stands with drifts under 2 cm (about 8 mm at the top); without warm starting the "
-               "solver never catches up with the load and it collapses within seconds.",
-        camera=Camera((0.0, 10.0, 34.0), (0.0, 9.0, 0.0)),
-        engine_refs=(CORE + "contact_prepare.py: match_previous", CORE + "contact_solver.py: warm_start",
-                     CORE + "contact_solver_reference.py: solve_point"),
-        check=check_pyramid,
-        presets=(_preset(N_("No warm starting"), warm_starting=False),
-                 _preset(N_("Reference solver"), contact_solver="reference"),
-                 _preset(N_("Wide solver, warm started"), contact_solver="wide", warm_starting=True)),
-    ),
-    Lesson(
-        name="spheres", title="S3: four thousand spheres in a box",
-        concept="Two spheres overlap when the distance between their centres is less than the sum of their "
-                "radii; the contact normal points from one centre to the other. With 4000 spheres the broad "
-                "phase decides what is fast: testing every pair would be eight million tests per step.",
-        formula="overlap = rₐ + r_b − |c_b − cₐ|, n = (c_b − cₐ)/|c_b − cₐ|",
-        try_this="Switch the broad phase between sweep-and-prune, grid and octree and watch the timings.",
-        look_at="The pile in the container and the broad phase's time per step.",
-        expect="The spheres settle into a layer with pair overlaps under 1 cm and none escaping.",
-        camera=Camera((0.0, 26.0, 4.0), (0.0, 0.0, -0.5)),  # above the 15 m walls, or they hide the spheres
-        engine_refs=(CORE + "rounded.py: sphere_sphere", CORE + "broadphase.py: sap_pairs",
-                     CORE + "broadphase.py: grid_pairs"),
-        check=check_spheres,
-        presets=tuple(_preset(N_("Broad phase: {method}", method=m), broadphase=m)
-                      for m in ("sap", "grid", "octree")),
-    ),
-    Lesson(
-        name="bullet", title="S4: a bullet and a thin wall",
-        concept="A simulation only sees the positions at the end of each step. A 10 cm sphere at 300 m/s "
-                "moves 5 m per step, so without continuous collision detection (CCD) its positions fall "
-                "before and behind the wall and it never overlaps it. With CCD the contact is made ahead of "
-                "time, from the distance the body can travel in the step.",
-        formula="tunnels if v·dt > wall thickness + 2r + contact margin",
-        try_this="Toggle CCD with the presets.",
-        look_at="The bullet on the left of the wall; where it ends up.",
-        expect="CCD on: it stops at the wall. CCD off: it passes through.",
-        camera=Camera((-9.0, 5.0, 8.0), (-2.0, 2.0, 0.0)),
-        engine_refs=(CORE + "ccd.py: speculative_margins", "sandbox/engine/world.py: World._margins"),
-        check=check_bullet,
-        presets=CCD_PRESETS,
-        labels=labels_bullet,
-    ),
-    Lesson(
-        name="bounce", title="S5: one bounce",
-        concept="The coefficient of restitution e is the ratio of separation to approach speed. A ball that "
-                "falls from h hits at √(2gh) and leaves at e√(2gh), so it climbs back to e²·h. The pair's e "
-                "comes from both bodies' values through a combine rule; the default is the product.",
-        formula="h' = e²·h, e = eₐ·e_b (product rule)",
-        try_this="Change the restitution combine rule; the predicted height follows.",
-        look_at="The ball's first rebound against the e²·h mark.",
-        expect="Ball and ground have e = 0.8: the product rule gives e = 0.64 and a rebound of 0.82 m from 2 "
-               "m.",
-        camera=Camera((0.0, 2.0, 7.0), (0.0, 1.3, 0.0)),
-        engine_refs=(CORE + "restitution.py: combine_restitution",
-                     CORE + "restitution.py: apply_restitution"),
-        check=check_bounce,
-        presets=RESTITUTION_PRESETS,
-        labels=labels_bounce,
-    ),
-    Lesson(
-        name="bounce row", title="The bounce line-up",
-        concept="Five balls with e = 0, ¼, ½, ¾ and 1 fall 3 m onto a ground of e = 1, so each pair's e is "
-                "the ball's. Kinetic energy after the impact is e² times the energy before, so each climbs "
-                "back to e² of its drop.",
-        formula="h' = e²·h: 0, 0.19, 0.75, 1.69, 3 m",
-        try_this="Try the min and max combine rules: with the ground at e = 1, max makes every ball "
-                 "perfectly elastic.",
-        look_at="Each ball's top against its e²·h mark.",
-        expect="The clay ball (e = 0) stays down, the e = 1 ball returns to 3 m.",
-        camera=Camera((0.0, 2.3, 8.5), (0.0, 1.6, 0.0)),
-        engine_refs=(CORE + "restitution.py: apply_restitution", "sandbox/ledger.py: RestitutionLedger"),
-        check=check_bounce_row,
-        presets=RESTITUTION_PRESETS,
-        labels=labels_bounce_row,
-    ),
-    Lesson(
-        name="cradle", title="Newton's cradle",
-        concept="In an elastic collision of equal masses, momentum and kinetic energy are both conserved, "
-                "and the only solution for a ball hitting one at rest is that they exchange velocities. Down "
-                "the row the speed is passed on, one collision after another, until the last ball leaves.",
-        formula="m·v = m·v₁' + m·v₂' and ½mv² = ½mv₁'² + ½mv₂'² ⇒ v₁' = 0, v₂' = v",
-        try_this="Add air drag (linear damping) and watch the swing shrink.",
-        look_at="The middle balls barely move; the last one leaves with the first one's speed.",
-        expect="The last ball leaves at 95 % or more of the first ball's speed.",
-        camera=Camera((0.0, 2.2, 6.5), (0.0, 2.0, 0.0)),
-        engine_refs=(CORE + "joints.py: solve_distance_joints", CORE + "impulse.py: apply_impulse_pair",
-                     CORE + "restitution.py: apply_restitution"),
-        check=check_cradle,
-        presets=(_preset(N_("Air drag"), linear_damping=0.5), _preset(N_("No drag"), linear_damping=0.0)),
-        labels=labels_cradle,
-    ),
-    Lesson(
-        name="incline", title="Friction on a ramp",
-        concept="On a ramp of angle θ, gravity pulls a box down the slope with mg·sin θ and presses it on "
-                "with mg·cos θ; friction can hold up to μ·mg·cos θ. The box stays if μ ≥ tan θ (the critical "
-                "angle is θc = atan μ) and otherwise slides with a = g(sin θ − μ cos θ), whatever its mass. "
-                "The pair's μ comes from both bodies through a combine rule: this scene uses min, and the "
-                "ramp has μ = 1, so each box's μ is its label.",
-        formula="a = g(sin θ − μ cos θ) if μ < tan θ, else a = 0; θc = atan μ",
-        try_this="Switch the friction rule to geometric: the ramp's μ = 1 then raises every pair to √μ.",
-        look_at="Which boxes slide, and their acceleration against the label.",
-        expect="θ = 20° (tan θ = 0.364): μ = 0.1, 0.2, 0.3 slide at 2.43, 1.51 and 0.59 m/s²; 0.5 and 0.7 "
-               "hold.",
-        camera=Camera((1.0, 10.0, 12.0), (1.0, 4.0, 0.0)),
-        engine_refs=(CORE + "friction.py: combine_friction", CORE + "contact_solver.py: friction_lanes"),
-        check=check_incline,
-        presets=tuple(_preset(N_("Friction rule: {rule}", rule=r), friction_rule=r)
-                      for r in ("min", "geometric", "max")),
-        labels=labels_incline,
-    ),
-    Lesson(
-        name="dominoes", title="Dominoes",
-        concept="A domino tips over once its centre of mass passes over its front edge; each falling domino "
-                "strikes the next one above that point and gives it enough to tip. The energy comes from "
-                "each domino's own drop, so the wave keeps going.",
-        formula="tips when tilt > atan(thickness / height) = atan(0.1/1.0) = 5.7°",
-        try_this="Change the friction rule: with less friction (product, μ = 0.3) the wave still runs, a "
-                 "little faster, because tipping needs far less friction than the dominoes have.",
-        look_at="The wave along the curve.",
-        expect="The last domino falls about 6 s after the first (6.2 s measured; 6.0 s under the product "
-               "rule).",
-        camera=Camera((-3.0, 7.0, 11.0), (-3.0, 0.0, 1.0)),
-        engine_refs=(CORE + "polyhedra.py: box_box", CORE + "contact_solver.py: solve_contacts"),
-        check=check_dominoes,
-        presets=tuple(_preset(N_("Friction rule: {rule}", rule=r), friction_rule=r)
-                      for r in ("geometric", "product")),
-    ),
-    Lesson(
-        name="tennis racket", title="The tennis-racket flip",
-        concept="A rigid body spins stably about the axes of its largest and smallest moment of inertia but "
-                "not about the middle one: a tiny wobble grows, and the body flips over periodically while "
-                "its angular momentum and energy stay constant (the Dzhanibekov effect). The integrator must "
-                "include the gyroscopic term ω × Iω to show it.",
-        formula="I₁ω̇₁ = (I₂ − I₃)ω₂ω₃ (and cyclic); here I_x < I_y < I_z",
-        try_this="Watch which face points up: it turns over, spins a while, and turns back, again and again; "
-                 "let it run with damping off (the scene sets it so).",
-        look_at="The box's face turning over every few seconds.",
-        expect="A flip within 10 s, with kinetic energy kept within 1 %.",
-        camera=Camera((0.0, 3.5, 5.0), (0.0, 3.0, 0.0)),
-        engine_refs=(CORE + "integrate.py: integrate_velocities",),
-        check=check_tennis_racket,
-    ),
-    Lesson(
-        name="sphere-sphere", title="Sphere against sphere",
-        concept="The simplest collision test: two spheres touch when their centres are closer than the sum "
-                "of the radii. The normal runs along the line of centres, so for frictionless balls the "
-                "impulse does too. Equal elastic balls swap velocities head-on, and leave at right angles "
-                "when they hit off-centre.",
-        formula="|c_b − cₐ| < rₐ + r_b; equal masses, e = 1: v₁'·v₂' = 0 (90°)",
-        try_this="Pause just before the impacts and look at the contact normal.",
-        look_at="The angle between the two outgoing balls of the glancing pair.",
-        expect="Head-on: 0 and 3 m/s. Glancing: 90° apart, energy kept.",
-        camera=Camera((0.0, 5.5, 7.5), (0.0, 2.0, 0.0)),
-        engine_refs=(CORE + "rounded.py: sphere_sphere", CORE + "impulse.py: apply_impulse_pair"),
-        check=check_sphere_sphere,
-        labels=labels_sphere_sphere,
-    ),
-    Lesson(
-        name="sphere-box", title="Sphere against AABB and OBB",
-        concept="The closest point of a box to a sphere's centre is the centre clamped to the box's extents; "
-                "the sphere touches if that point is within its radius. For an axis-aligned box (AABB) the "
-                "clamp is direct; for an oriented box (OBB) the centre is first taken into the box's frame. "
-                "Locking a box's rotation keeps it an AABB.",
-        formula="q = clamp(Rᵀ(c − x), −h, h); touching if |Rq + x − c| < r",
-        try_this="Watch the two boxes after the hits; pause and look at the contact normal on each.",
-        look_at="The locked box only slides; the free one slides and spins.",
-        expect="Both lanes keep their momentum; only the free box turns.",
-        camera=Camera((0.0, 5.5, 7.5), (0.0, 2.0, 0.0)),
-        engine_refs=(CORE + "bounding_volumes.py: sphere_aabb", CORE + "rounded.py: sphere_box",
-                     CORE + "integrate.py: integrate_velocities"),
-        check=check_sphere_box,
-        labels=labels_sphere_box,
-    ),
-    Lesson(
-        name="box-box", title="AABB against OBB: separating axes",
-        concept="Two convex shapes are apart exactly when some axis separates their projections. Two AABBs "
-                "need only the three world axes. Two OBBs need fifteen: the three face normals of each and "
-                "the nine cross products of their edges. The axis of least overlap gives the contact normal.",
-        formula="separated on L if |T·L| > Σ aᵢ|Aᵢ·L| + Σ bᵢ|Bᵢ·L|",
-        try_this="Pause as each box touches its pedestal and compare their contact points.",
-        look_at="The turned box lands on a corner or edge and falls onto a face.",
-        expect="Both come to rest on their pedestals without sinking into them.",
-        camera=Camera((0.0, 3.0, 8.0), (0.0, 1.2, 0.0)),
-        engine_refs=(CORE + "polyhedra.py: box_box",),
-        check=check_box_box,
-        labels=labels_box_box,
-    ),
-    Lesson(
-        name="capsules", title="Capsules: closest points of segments",
-        concept="A capsule is every point within r of a segment, so two capsules touch when the closest "
-                "points of their segments are closer than rₐ + r_b; the normal joins those points. Against a "
-                "box or the ground, the segment is clipped against the box's face.",
-        formula="d = |closest(segment A, segment B)|; touching if d < rₐ + r_b",
-        try_this="Drop more capsules by hand across the ones lying down.",
-        look_at="The crossed pair touches at a single point; the lying one on the ground has two.",
-        expect="The upright capsule topples; the others come to rest without overlapping.",
-        camera=Camera((0.5, 3.0, 8.0), (0.5, 0.8, 0.0)),
-        engine_refs=(CORE + "rounded.py: closest_segment_segment", CORE + "rounded.py: capsule_capsule",
-                     CORE + "rounded.py: box_capsule"),
-        check=check_capsules,
-    ),
-    Lesson(
-        name="hulls", title="Convex polyhedra: SAT and clipping",
-        concept="For two convex polyhedra the candidate separating axes are each face normal and the cross "
-                "products of edge pairs (only the pairs that can meet, found on the Gauss map). If the best "
-                "axis is a face, the other body's most anti-parallel face is clipped against the reference "
-                "face's side planes (Sutherland–Hodgman) to give the contact points.",
-        formula="separation on axis L = max over A of (L·a) compared with min over B of (L·b)",
-        try_this="Drop more hulls by hand on top of the pile.",
-        look_at="How the hulls settle onto faces.",
-        expect="All come to rest without overlapping the ground or each other.",
-        camera=Camera((0.0, 3.5, 8.0), (0.0, 1.0, 0.0)),
-        engine_refs=(CORE + "polyhedra.py: hull_hull", CORE + "clipping.py: clip_to_face"),
-        check=check_hulls,
-    ),
-    Lesson(
-        name="broadphase", title="The broad phase",
-        concept="Testing every pair costs n(n−1)/2 tests. Sweep-and-prune sorts the boxes along an axis and "
-                "only tests those whose intervals overlap; a uniform grid only tests bodies sharing a cell; "
-                "an octree only tests bodies in the same or nested cells. All must find the same pairs.",
-        formula="brute force: n(n−1)/2 = 320 400 tests for 800 bodies and the ground",
-        try_this="Switch the broad phase with the presets.",
-        look_at="The pair count (unchanged) and the broad phase's time (it changes).",
-        expect="The same pairs from every method; brute force is by far the slowest.",
-        camera=Camera((0.0, 18.0, 27.0), (0.0, 1.0, 0.0)),
-        engine_refs=(CORE + "broadphase.py: brute_pairs", CORE + "broadphase.py: sap_pairs",
-                     CORE + "broadphase.py: grid_pairs", CORE + "broadphase.py: octree_pairs"),
-        check=check_broadphase,
-        presets=tuple(_preset(N_("Broad phase: {method}", method=m), broadphase=m)
-                      for m in ("brute", "sap", "grid", "octree")),
-    ),
-    Lesson(
-        name="manifold", title="The contact manifold",
-        concept="One contact point cannot hold a box flat: the manifold needs the whole contact region. A "
-                "face on a face is clipped to a polygon (kept to at most 4 points), an edge on a face gives "
-                "a segment (2 points), a corner gives 1.",
-        formula="face: 4 points, edge: 2, corner: 1",
-        try_this="Pause at the first step and draw the contact points.",
-        look_at="The points under each cube.",
-        expect="4, 2 and 1 points; the cubes on an edge and a corner then fall onto a face.",
-        camera=Camera((0.0, 2.5, 7.0), (0.0, 0.6, 0.0)),
-        engine_refs=(CORE + "polyhedra.py: box_box", CORE + "clipping.py: reduce_to_four"),
-        check=check_manifold,
-        labels=labels_manifold,
-    ),
-    Lesson(
-        name="responses", title="Three ways to respond to a collision",
-        concept="Impulses change velocities so that the contact stops approaching (with angular terms in the "
-                "effective mass). Projection moves the bodies apart by the overlap, shared by inverse mass, "
-                "and leaves velocities to follow. Penalty springs push with a force k·d − c·vₙ, so bodies "
-                "sink in until the spring holds them. The world has one response setting, so switch it with "
-                "the presets (there are no side-by-side lanes).",
-        formula="j = −(1+e)·vₙ / (1/mₐ + 1/m_b + angular terms); projection: Δx = d·(1/m)/(Σ1/m); F = k·d − "
-                "c·vₙ",
-        try_this="Switch between impulse, projection and penalty, and reset the scene after each.",
-        look_at="How deep the falling ball sinks and whether the stack stays put.",
-        expect="Impulses: the ball stops dead and the stack stands still. Penalty: the ball sinks further "
-               "(millimetres) before the spring holds it, and the stack creeps by a few centimetres. "
-               "Projection: the ball stays on the ground but its velocity keeps growing as in free fall "
-               "(−g·t), because nothing removes it, and the stack sinks and slides apart.",
-        camera=Camera((0.0, 2.5, 9.0), (0.0, 1.2, 0.0)),
-        engine_refs=(CORE + "impulse.py: apply_impulse_pair", CORE + "projection.py: project_contacts",
-                     CORE + "penalty.py: penalty_contacts"),
-        check=check_responses,
-        presets=RESPONSE_PRESETS,
-        labels=labels_responses,
-    ),
-    Lesson(
-        name="restitution", title="Restitution: materials and combine rules",
-        concept="Real materials bounce differently: a steel ball on steel keeps most of its speed, clay "
-                "none. The engine stores e per body and combines a pair's two values with a rule; on a "
-                "perfectly elastic ground (e = 1) the product rule gives the ball's own e. The last ball (e "
-                "= 0.9) falls on a pad of e = 0.5, and its bounce depends on the rule: product 0.45, min "
-                "0.5, max 0.9, average 0.7.",
-        formula="h' = e²·h, e = rule(eₐ, e_b)",
-        try_this="Switch the combine rule with the presets and watch only the last ball's mark move.",
-        look_at="Each rebound against its e²·h mark.",
-        expect="Steel 1.62 m, rubber 1.28 m, tennis 0.98 m, clay 0 from 2 m; the pad ball by the rule.",
-        camera=Camera((0.0, 2.2, 10.0), (0.0, 1.3, 0.0)),
-        engine_refs=(CORE + "restitution.py: combine_restitution",
-                     CORE + "restitution.py: apply_restitution"),
-        check=check_restitution,
-        presets=RESTITUTION_PRESETS,
-        labels=labels_restitution,
-    ),
-    Lesson(
-        name="head-on", title="Head-on collisions: momentum",
-        concept="In every collision the total momentum is conserved; restitution decides how much of the "
-                "approach speed comes back as separation speed. Solving both for a ball m₁ at v hitting m₂ "
-                "at rest gives the final velocities. With e = 1 kinetic energy is kept; with e = 0 the balls "
-                "move together at m₁v/(m₁+m₂).",
-        formula="v₁' = (m₁ − e·m₂)v/(m₁+m₂), v₂' = m₁(1+e)v/(m₁+m₂)",
-        try_this="Pause after the impacts and read the velocities against the labels.",
-        look_at="Light on heavy bounces back; heavy on light follows the light ball.",
-        expect="From 4 m/s: 0/4, −2/2, 2/6, 2/2 and 1/1 m/s.",
-        camera=Camera((0.0, 6.5, 7.5), (0.0, 1.0, 0.0)),
-        engine_refs=(CORE + "impulse.py: apply_impulse_pair", CORE + "restitution.py: apply_restitution"),
-        check=check_head_on,
-        presets=(_preset(N_("Reference solver"), contact_solver="reference"),
-                 _preset(N_("Wide solver"), contact_solver="wide")),
-        labels=labels_head_on,
-    ),
-    Lesson(
-        name="snooker", title="A snooker break",
-        concept="The cue ball's momentum spreads through the pack in a cascade of nearly elastic collisions; "
-                "the total stays the cue ball's, less what the cloth's friction takes (at most μ·m·g per "
-                "sliding ball), until the cushions act. Racked tight, the pack takes the blow almost as one "
-                "body heavier than the cue ball, so the cue ball comes back; its forward spin then grips the "
-                "cloth and slows it. (With the balls apart and struck one after another, as in the cradle, a "
-                "full hit would stop it dead.)",
-        formula="Σ mᵢvᵢ after = m·v_cue before",
-        try_this="Try the min and max restitution rules: ball on ball stays 0.95 instead of 0.95² = 0.90, "
-                 "and the cushions give 0.7 or 0.95.",
-        look_at="The spread of the pack and the cue ball after the hit.",
-        expect="Momentum across the break kept within the cloth's friction (a few %); every ball stays on "
-               "the table.",
-        camera=Camera((0.0, 3.5, 2.8), (0.0, 0.0, 0.0)),
-        engine_refs=(CORE + "impulse.py: apply_impulse_pair", CORE + "friction.py: combine_friction"),
-        check=check_snooker,
-        presets=(_preset(N_("Restitution rule: product"), restitution_rule="product"),
-                 _preset(N_("Restitution rule: min"), restitution_rule="min"),
-                 _preset(N_("Restitution rule: max"), restitution_rule="max")),
-    ),
-    Lesson(
-        name="tunnelling", title="Tunnelling and CCD",
-        concept="Bullets at 5 to 300 m/s fly at a 10 cm wall. Without continuous collision detection a "
-                "contact is made only within a capped margin of the wall, so a bullet whose step is longer "
-                "than the wall, its own diameter and that margin together can jump from in front of the wall "
-                "to behind it. With CCD the margin grows with the distance travelled in the step, and every "
-                "bullet is caught. The world has one CCD flag, so the lesson toggles it with presets.",
-        formula="tunnels if v·dt > thickness + 2r + margin (0.1 + 0.2 + 0.25 m)",
-        try_this="Toggle CCD with the presets and reset.",
-        look_at="Which bullets end up behind the wall.",
-        expect="CCD on: all stop. CCD off: 60, 150 and 300 m/s pass; 5 and 20 m/s stop. Each bullet starts "
-               "where its whole steps jump over the wall if they can (the worst case): started elsewhere, a "
-               "fast bullet may still be caught when a step happens to end inside the wall or just in front "
-               "of it.",
-        camera=Camera((-10.0, 6.0, 7.0), (-2.0, 1.5, 0.0)),
-        engine_refs=(CORE + "ccd.py: speculative_margins", "sandbox/engine/world.py: World._margins"),
-        check=check_tunnelling,
-        presets=CCD_PRESETS,
-        labels=labels_tunnelling,
-    ),
-    Lesson(
-        name="stacking", title="Stacking and sleeping",
-        concept="Stacks test the solver: each contact's impulse depends on all the ones above it, and a "
-                "heavy body on a light one (mass ratio 100) makes iterations converge slowly. Once an island "
-                "of touching bodies has stayed below the speed thresholds for half a second it falls asleep "
-                "and costs nothing until something wakes it.",
-        formula="asleep when |v| < 0.05 m/s and |ω|·r < 0.05 m/s for 0.5 s",
-        try_this="Use one sub-step or two iterations, or turn sleeping off and compare the step time.",
-        look_at="The heavy-on-light stack and the card house; bodies that turn to their sleeping colour.",
-        expect="Everything stands and is asleep within 5 s. The pyramid, wall and cards move by millimetres; "
-               "the heavy-on-light stack settles about 1 cm per contact, since soft contacts under a light "
-               "body carrying a hundred times its mass give way more. With one sub-step it collapses.",
-        camera=Camera((-1.0, 4.0, 11.0), (-1.0, 1.5, 0.0)),
-        engine_refs=(CORE + "islands.py: update_sleep", CORE + "contact_solver.py: solve_contacts"),
-        check=check_stacking,
-        presets=(_preset(N_("One sub-step"), substeps=1), _preset(N_("Two iterations"), iterations=2),
-                 _preset(N_("Sleeping off"), sleeping=False)),
-        labels=labels_stacking,
-    ),
-    Lesson(
-        name="raycasts", title="Ray casts",
-        concept="A ray o + t·d (d a unit vector) hits a sphere of centre p where |o + t·d − p| = r (a "
-                "quadratic in t), a box where it is inside all three slabs, a convex hull where it has "
-                "entered every face plane: t_enter is the largest crossing of the planes it enters, t_exit "
-                "the smallest of those it leaves, and it hits if t_enter ≤ t_exit. The broad phase's "
-                "structure skips the shapes the ray cannot reach.",
-        formula="sphere: t = −b − √(b² − k), b = d·(o − p), k = |o − p|² − r²; hull: max t_enter ≤ min "
-                "t_exit",
-        try_this="Cast rays with the mouse over the field.",
-        look_at="The hit distance labelled above each shape.",
-        expect="Rays straight down hit each shape's top at the distance the formula gives.",
-        camera=Camera((0.0, 8.0, 11.0), (0.0, 0.5, 0.0)),
-        engine_refs=(CORE + "raycast.py: ray_sphere", CORE + "raycast.py: ray_box",
-                     CORE + "raycast.py: ray_capsule",
-                     CORE + "raycast.py: ray_hull", "sandbox/engine/world.py: World.raycast"),
-        check=check_raycasts,
-        labels=labels_raycasts,
-    ),
-    Lesson(
-        name="events", title="Collision events",
-        concept="After each step the engine compares the touching pairs with the previous step's: a new pair "
-                "is a begin event, a pair gone is an end event. Dropped from h, a ball first touches the "
-                "ground after √(2h/g).",
-        formula="t_first = √(2h/g): 0.45, 0.64, 0.78, 0.90 s",
-        try_this="Watch the bodies flash on each begin event.",
-        look_at="The first flash of each ball against its label.",
-        expect="Each ball's first begin event within a step of √(2h/g); begins and ends alternate.",
-        camera=Camera((0.0, 2.5, 9.0), (0.0, 2.0, 0.0)),
-        engine_refs=(CORE + "events.py: touching_keys", CORE + "events.py: diff_touching",
-                     "sandbox/engine/world.py: World.events"),
-        check=check_events,
-        labels=labels_events,
-    ),
-    Lesson(
-        name="spinning-top", title="A spinning top",
-        concept="Gravity's torque on a tilted top is horizontal. For a fast top it turns the angular "
-                "momentum sideways instead of tipping it, so the axis precesses around the vertical; a top "
-                "that does not spin simply falls.",
-        formula="precession rate Ω ≈ m·g·l / (I₃·ω)",
-        try_this="Reset and watch from above: the spinning top's axis traces a circle (precession) while the "
-                 "other one falls.",
-        look_at="The spinning top's axis circling; the other one falling.",
-        expect="After 5 s the spinning top is still up: its lean shrinks from 10° to a few degrees, because "
-               "friction at its blunt tip raises it, as it raises a real top. The other one lies on its side "
-               "(58°). The formula holds for a fast top: this one nutates too much for its precession rate "
-               "to be measured against it.",
-        camera=Camera((0.0, 2.0, 5.0), (0.0, 0.5, 0.0)),
-        engine_refs=(CORE + "integrate.py: integrate_velocities",),
-        check=check_spinning_top,
-        labels=labels_spinning_top,
-    ),
-)
 
-LESSONS_BY_NAME: dict[str, Lesson] = {lesson.name: lesson for lesson in LESSONS}
+def __getattr__(name: str) -> object:
+    if name in ("LESSONS", "LESSONS_BY_NAME"):
+        built_in_lessons()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -1372,7 +930,7 @@ def index_markdown(language: str = "en") -> str:
                "scene against the formula; `tests/test_lessons.py` runs them all."), "",
              language_links(language, "index.md"), "",
              _("| scene | lesson | formula |"), "|---|---|---|"]
-    for lesson in LESSONS:
+    for lesson in built_in_lessons():
         formula = _(lesson.formula).replace("|", "\\|")  # a bare | would end the table cell
         lines.append(f"| `{lesson.name}` | [{_(lesson.title)}]({lesson.doc_page}) | {formula} |")
     lines.append("")
@@ -1388,7 +946,7 @@ def write_docs(folder: str | Path) -> list[Path]:
         out.mkdir(parents=True, exist_ok=True)
         written.append(out / "index.md")
         written[-1].write_text(index_markdown(language), encoding="utf-8")
-        for lesson in LESSONS:
+        for lesson in built_in_lessons():
             path = out / lesson.doc_page
             path.write_text(lesson_markdown(lesson, language), encoding="utf-8")
             written.append(path)

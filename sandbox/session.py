@@ -2,9 +2,9 @@
 current scene and the settings the user changed in it, and the commands that the panel, the mouse and
 the keyboard give (load a scene, reset, pause, step, select, grab, delete, change a world setting).
 
-It imports only the engine, the scenes and the lessons: no window, no OpenGL, no ImGui, so it runs (and
-is tested) headless. The app owns the window and calls the session; the session never calls back into
-the app.
+It imports only the engine, the scenes, the scene files and the lessons: no window, no OpenGL, no ImGui,
+so it runs (and is tested) headless. The app owns the window and calls the session; the session never
+calls back into the app.
 
 The clock follows Fiedler's "Fix your timestep!" (2004): real time accumulates, the world advances in
 whole steps of ``dt`` (at most ``max_steps`` per frame, so that a slow step slows the simulation down
@@ -25,15 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
+from . import scenes
 from .engine import Body, Grab, World
 from .engine.validate import positive_float
 from .i18n import N_, join
-from .lessons import LESSONS_BY_NAME, Lesson
-from .scene_file import load_scene_file, save_scene_file
-from .scenes import SCENES
-
-SCENE_FOLDER = Path(__file__).resolve().parent.parent / "assets" / "scenes"
-"""The scene files that come with the sandbox; the panel lists them beside the built-in scenes."""
+from .lessons import Camera, Lesson
+from .scene_file import SceneFile, load_scene_file, save_scene_file
+from .scenes import SCENE_FOLDER, built_in_name
 
 DEFAULT_DT = 1.0 / 60.0
 MAX_STEPS_PER_FRAME = 4
@@ -221,22 +219,33 @@ class FramePacer:
 
 
 def scene_files(folder: str | Path = SCENE_FOLDER) -> list[Path]:
-    """The JSON scene files in ``folder`` (the sandbox's ``assets/scenes`` by default), sorted by name;
-    an empty list when the folder is missing."""
+    """The JSON scene files in ``folder`` (the sandbox's ``assets/scenes`` by default) that are not the
+    file of a built-in scene (those are listed by their scene's name), sorted by name; an empty list
+    when the folder is missing."""
     folder = Path(folder)
-    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+    return sorted(p for p in folder.glob("*.json") if built_in_name(p) is None) if folder.is_dir() else []
 
 
 def resolve_scene(scene: SceneSource) -> tuple[str, Callable[[World], object]]:
-    """The display name and builder of ``scene`` (a name in ``SCENES``, a JSON file path or a builder
-    ``f(world)``); ValueError for an unknown name, ``SceneFileError`` for a bad file."""
+    """The name and builder of ``scene``: the one place where a scene's name is looked up (the app, the
+    command line and ``sandbox run`` all come here).
+
+    A built-in scene is named with spaces or hyphens alike (``"bounce row"``, ``"bounce-row"``) or by the
+    path of its file, and comes back under its name in ``scenes.SCENES``, read again if its file changed
+    since it was read; any other ``.json`` path (or existing file) is loaded as a scene file, named by its
+    file name; a builder ``f(world)`` is returned as it is. ValueError for an unknown name,
+    ``SceneFileError`` (a ValueError) for a bad file."""
+    if isinstance(scene, SceneFile):
+        return built_in_name(scene.path) or scene.path.name, scene
     if callable(scene):
         return getattr(scene, "__name__", "custom"), scene
-    if scene in SCENES:
-        return scene, SCENES[scene]
-    if scene.endswith(".json") or Path(scene).is_file():
+    name = built_in_name(scene)
+    if name is not None:
+        return name, scenes.SCENES.current(name)  # read again if edited since (a teacher's change, Reload)
+    if str(scene).lower().endswith(".json") or Path(scene).is_file():
         return Path(scene).name, load_scene_file(scene)
-    raise ValueError(f"unknown scene {scene!r}: expected one of {', '.join(SCENES)} or a .json file")
+    raise ValueError(f"unknown scene {scene!r}: expected one of {', '.join(scenes.SCENE_NAMES)} "
+                     "(spaces may be written as hyphens) or a .json file")
 
 
 class Session:
@@ -249,9 +258,10 @@ class Session:
     ``set_setting`` or a lesson's preset (kept across ``reset``, forgotten by ``load_scene``).
 
     ``bodies`` are the bodies the scene's builder returned (a lesson's labels and check refer to them);
-    ``scene_path`` is the file a scene came from (None for a built-in scene), for the panel's Reload;
-    ``lesson`` the scene's lesson (``sandbox.lessons``), if it has one, and ``check`` the state of its
-    check, which runs on a fresh copy of the scene in a background thread."""
+    ``scene_path`` is the file a scene came from, built-in scenes included (None for a Python builder),
+    for the panel's Reload; ``lesson`` the scene's lesson (its file's, ``sandbox.lessons``), if it has
+    one, and ``check`` the state of its check, which runs on a fresh copy of the scene in a background
+    thread."""
 
     def __init__(self, world: World | None = None, dt: float = DEFAULT_DT,
                  max_steps: int = MAX_STEPS_PER_FRAME) -> None:
@@ -274,8 +284,9 @@ class Session:
     # --- scenes ---------------------------------------------------------------------------------
     def load_scene(self, scene: SceneSource) -> bool:
         """Build ``scene`` into a fresh world (every setting the scene does not set at the ``World``
-        default) and switch to it; the clock's settings (step, time scale, pause) carry over. On any
-        error the current world stays as it was and the error is reported; returns success."""
+        default) and switch to it; the clock's settings (time scale, pause, and the step unless the scene
+        file sets one) carry over. On any error the current world stays as it was and the error is
+        reported; returns success."""
         try:
             name, builder = resolve_scene(scene)
             world, bodies = self._build(builder, {})
@@ -283,7 +294,9 @@ class Session:
             self.report(N_("loading scene {scene!r}", scene=getattr(scene, "__name__", str(scene))), exc)
             return False
         self._switch(world, bodies, name, builder, {})
-        self.scene_path = str(scene) if isinstance(scene, (str, Path)) and name not in SCENES else None
+        self.scene_path = str(builder.path) if isinstance(builder, SceneFile) else None
+        if isinstance(builder, SceneFile) and builder.dt is not None:
+            self.sim.dt = builder.dt  # the file's time step; Reset keeps the one the user set since
         return True
 
     def reset(self) -> bool:
@@ -339,8 +352,15 @@ class Session:
     # --- the lesson -----------------------------------------------------------------------------
     @property
     def lesson(self) -> Lesson | None:
-        """The current scene's lesson, or None (a scene file, a custom builder, an unknown name)."""
-        return LESSONS_BY_NAME.get(self.scene_name) if self.scene_path is None else None
+        """The current scene's lesson (its file's ``lesson``), or None (a file without one, a builder)."""
+        return getattr(self._builder, "lesson", None)
+
+    @property
+    def scene_camera(self) -> Camera | None:
+        """Where the current scene's camera starts: its lesson's camera, else its file's ``camera``, else
+        None (the app frames the bodies)."""
+        lesson = self.lesson
+        return lesson.camera if lesson is not None else getattr(self._builder, "camera", None)
 
     def apply_preset(self, preset: dict) -> None:
         """Set each of a lesson preset's world settings through ``set_setting`` (validated, kept across
