@@ -243,7 +243,7 @@ class App:
         self._input()
         self.imgui.on_mouse_motion(x, y, 0, 0)
         self.imgui.on_mouse_press(x, y, button, modifiers)
-        if not self.over_ui(x, y):
+        if not self.over_ui(x, y) and not self.panel.stepper.click(x, y, button, modifiers):
             self._guard(N_("mouse press"), self.interaction.on_mouse_press, x, y, button, modifiers)
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
@@ -335,6 +335,8 @@ class App:
             ui.show_panel = not ui.show_panel
         elif symbol == key.L:
             self.panel.lesson.toggle()
+        elif symbol == key.S:
+            self.panel.stepper.toggle()
 
     # --- the frame ------------------------------------------------------------------------------------
     def frame(self, frame_seconds: float) -> None:
@@ -350,9 +352,9 @@ class App:
         self.ctx.screen.use()
         self.ctx.clear(*CLEAR_COLOR)
         try:
-            pos, quat = session.sim.interpolated()
+            pos, quat = self.panel.stepper.poses(*session.sim.interpolated())
             self.renderer.render(session.world, ui.camera, ui.options, self.interaction.highlight(),
-                                 pos=pos, quat=quat)
+                                 pos=pos, quat=quat, overlay=self.panel.stepper.overlay)
         except Exception as exc:  # noqa: BLE001
             session.report(N_("drawing the scene"), exc)
         ui.stats.render_ms = self.renderer.last_ms

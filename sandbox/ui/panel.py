@@ -24,6 +24,7 @@ from . import spawn
 from .context import PANEL_WIDTH, UiContext
 from .interaction import Interaction
 from .lesson import LessonWindow, draw_plates, view_span, visible_labels
+from .stepper import Stepper
 
 HISTORY = 240
 DEBUG_TOGGLES = (("shadows", N_("Shadows")), ("grid", N_("Ground grid")),
@@ -63,6 +64,7 @@ HELP = (  # (the single-letter keys are the same in every language)
     (N_("Esc"), N_("let go, deselect")),
     ("H", N_("hide / show the panel")),
     ("L", N_("hide / show the Lesson window")),
+    ("S", N_("step through: take the next step apart, stage by stage (again: leave)")),
     ("Ctrl + Q", N_("quit")),
 )
 
@@ -124,6 +126,7 @@ class Panel:
         self.stage_ms = np.zeros((len(STAGES), HISTORY), np.float32)  # per stage, per frame
         self._saved_gravity = np.array([0.0, -9.81, 0.0])
         self.lesson = LessonWindow(ctx)
+        self.stepper = Stepper(ctx)
         self.overflow = 0.0
         """How far (pixels) the panel's open sections reach below its window last frame (0: they fit)."""
         self.overflow_x = 0.0
@@ -145,6 +148,7 @@ class Panel:
         self._overlay()
         self._tooltip()
         self.lesson.draw()
+        self._guarded(N_("the stepper"), self.stepper.draw)
         if self.ctx.options.broadphase:
             self._guarded(N_("the broad-phase caption"), self._broadphase_caption)
         if self.ctx.show_panel:
@@ -330,6 +334,8 @@ class Panel:
             changed, show = imgui.checkbox(_("Lesson window (L)") + "##lesson", ctx.show_lesson)
             if changed:
                 ctx.show_lesson = show
+        if imgui.checkbox(_("Step through (S)") + "##stepper", self.stepper.active)[0]:
+            self.stepper.toggle()
         _edited, self.scene_path = imgui.input_text("##load", self.scene_path)
         imgui.same_line()
         if imgui.button(_("Load file") + "##load_file", imgui.ImVec2(-1, 0)):
