@@ -25,6 +25,7 @@ from imgui_bundle import imgui, implot
 from imgui_bundle.python_backends.pyglet_backend import PygletProgrammablePipelineRenderer
 from pyglet.window import key
 
+from .i18n import N_, _
 from .render import Renderer, RenderOptions
 from .scenes import DEFAULT_SCENE
 from .session import DEFAULT_DT, FramePacer, SceneSource, Session
@@ -34,6 +35,7 @@ from .ui.panel import Panel
 from .warmup import cache_is_warm, compile_parallel, warm_up
 
 CLEAR_COLOR = (0.09, 0.10, 0.12)
+WINDOW_CAPTION = N_("sandbox — rigid-body physics")
 FONT_PATH = Path(imgui_bundle.__file__).parent / "assets" / "fonts" / "Roboto" / "Roboto-Regular.ttf"
 FALLBACK_FONTS = (Path(imgui_bundle.__file__).parent / "assets" / "fonts" / "latex" / "latinmodern-math.otf",
                   Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))
@@ -45,7 +47,7 @@ DejaVu Sans has where installed)."""
 def write_png(path: str | Path, rgb: np.ndarray) -> None:
     """Write an ``(h, w, 3)`` uint8 image as an 8-bit RGB PNG (PNG spec, ISO/IEC 15948: one IHDR,
     one zlib IDAT of scanlines each led by filter byte 0, IEND)."""
-    h, w, _ = rgb.shape
+    h, w, _channels = rgb.shape
     raw = np.hstack([np.zeros((h, 1), np.uint8), np.ascontiguousarray(rgb, np.uint8).reshape(h, w * 3)])
 
     def chunk(tag: bytes, data: bytes) -> bytes:
@@ -130,7 +132,7 @@ class App:
 
     def __init__(self, scene: SceneSource = DEFAULT_SCENE, width: int = 1280, height: int = 720,
                  visible: bool = True) -> None:
-        self.window = pyglet.window.Window(width, height, caption="sandbox — rigid-body physics",
+        self.window = pyglet.window.Window(width, height, caption=_(WINDOW_CAPTION),
                                            resizable=True, visible=visible, vsync=True,
                                            config=choose_window_config(pyglet.display.get_display()
                                                                        .get_default_screen()))
@@ -178,7 +180,8 @@ class App:
               file=sys.stderr, flush=True)
         self._draw_compile_notice("")
         seconds = compile_parallel(lambda part, done, expected, name: self._draw_compile_notice(
-            f"{part}: {done} of about {expected}  ({name})"))
+            _("{part}: {done} of about {expected} compiled ({name})").format(
+                part=_(part), done=done, expected=expected, name=name)))
         print(f"sandbox: physics ready in {seconds:.1f} s", file=sys.stderr, flush=True)
 
     def _draw_compile_notice(self, line: str) -> None:
@@ -193,8 +196,8 @@ class App:
         flags = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
                  | imgui.WindowFlags_.no_inputs)
         imgui.begin("##compiling", None, flags)
-        imgui.text("Compiling physics kernels…")
-        imgui.text_disabled("first launch only: numba caches them for the next time")
+        imgui.text(_("Compiling physics kernels…"))
+        imgui.text_disabled(_("first launch only: numba caches them for the next time"))
         if line:
             imgui.text_disabled(line)
         imgui.end()
@@ -210,7 +213,7 @@ class App:
     def over_ui(self, x: float, y: float) -> bool:
         """Whether pyglet point ``(x, y)`` is over an ImGui window drawn last frame, or ImGui is busy
         with a widget (a slider being dragged)."""
-        _, h = self.window_size()
+        _width, h = self.window_size()
         top = h - y
         if imgui.is_any_item_active():
             return True
@@ -227,30 +230,30 @@ class App:
         if self.over_ui(x, y):
             self.interaction.leave()
         else:
-            self._guard("mouse motion", self.interaction.on_mouse_motion, x, y)
+            self._guard(N_("mouse motion"), self.interaction.on_mouse_motion, x, y)
 
     def on_mouse_press(self, x, y, button, modifiers):
         self._input()
         self.imgui.on_mouse_motion(x, y, 0, 0)
         self.imgui.on_mouse_press(x, y, button, modifiers)
         if not self.over_ui(x, y):
-            self._guard("mouse press", self.interaction.on_mouse_press, x, y, button, modifiers)
+            self._guard(N_("mouse press"), self.interaction.on_mouse_press, x, y, button, modifiers)
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
         self._input()
         self.imgui.on_mouse_motion(x, y, dx, dy)
-        self._guard("mouse drag", self.interaction.on_mouse_drag, x, y, dx, dy, buttons, modifiers)
+        self._guard(N_("mouse drag"), self.interaction.on_mouse_drag, x, y, dx, dy, buttons, modifiers)
 
     def on_mouse_release(self, x, y, button, modifiers):
         self._input()
         self.imgui.on_mouse_release(x, y, button, modifiers)
-        self._guard("mouse release", self.interaction.on_mouse_release, x, y, button, modifiers)
+        self._guard(N_("mouse release"), self.interaction.on_mouse_release, x, y, button, modifiers)
 
     def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
         self._input()
         self.imgui.on_mouse_scroll(x, y, scroll_x, scroll_y)
         if not self.over_ui(x, y):
-            self._guard("mouse wheel", self.interaction.on_mouse_scroll, x, y, scroll_y)
+            self._guard(N_("mouse wheel"), self.interaction.on_mouse_scroll, x, y, scroll_y)
 
     def on_mouse_leave(self, x, y):
         self._input()
@@ -269,7 +272,7 @@ class App:
         self._input()
         self.imgui.on_key_press(symbol, modifiers)
         if not imgui.get_io().want_capture_keyboard:
-            self._guard("shortcut", self.shortcut, symbol, modifiers)
+            self._guard(N_("shortcut"), self.shortcut, symbol, modifiers)
         # never let pyglet's default handler close the window on Escape
         return pyglet.event.EVENT_HANDLED
 
@@ -333,8 +336,10 @@ class App:
         self.frames += 1
         session, ui = self.session, self.ui
         ui.window_size = self.window_size()
+        if self.window.caption != _(WINDOW_CAPTION):  # the language was switched
+            self.window.set_caption(_(WINDOW_CAPTION))
         self._advance(frame_seconds)
-        self._guard("mouse update", self.interaction.update)
+        self._guard(N_("mouse update"), self.interaction.update)
         self.ctx.screen.use()
         self.ctx.clear(*CLEAR_COLOR)
         try:
@@ -342,7 +347,7 @@ class App:
             self.renderer.render(session.world, ui.camera, ui.options, self.interaction.highlight(),
                                  pos=pos, quat=quat)
         except Exception as exc:  # noqa: BLE001
-            session.report("drawing the scene", exc)
+            session.report(N_("drawing the scene"), exc)
         ui.stats.render_ms = self.renderer.last_ms
         start = time.perf_counter()
         self.ctx.screen.use()
@@ -378,7 +383,7 @@ class App:
             self.session.sim.advance(seconds)
         except Exception as exc:  # noqa: BLE001 - keep the app alive and the world inspectable
             self.session.sim.paused = True
-            self.session.report("stepping the world (paused)", exc)
+            self.session.report(N_("stepping the world (paused)"), exc)
 
     def resting(self) -> bool:
         """Whether the next frame could only differ from the last through input: the session rests

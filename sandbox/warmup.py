@@ -27,7 +27,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-PARTS = ("detection", "response")
+from .i18n import N_
+
+PARTS = (N_("detection"), N_("response"))
 EXPECTED = {"detection": 200, "response": 110}
 """About how many functions each part compiles from an empty cache (counted with ``--part``); only used
 to say how far along the compile is."""
