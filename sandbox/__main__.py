@@ -1,5 +1,6 @@
 """The command line: ``sandbox [--scene NAME_OR_FILE] [--frames N --screenshot PATH] [--width W --height H]
-[--debug-draw LIST] [--lang CODE]``.
+[--debug-draw LIST] [--lang CODE]``; ``sandbox run ...`` for headless runs (``headless.py``) and
+``sandbox warmup`` to compile the physics kernels ahead of the first launch (``warmup.py``).
 
 Arguments are checked before any window opens; a bad one prints a message and exits with status 2
 (argparse's convention). So does a machine without a display: one line that says how to run headless.
@@ -139,6 +140,10 @@ def main(argv: list[str] | None = None) -> int:
         from .headless import main as run_headless
 
         return run_headless(rest[1:])
+    if rest[:1] == ["warmup"]:  # `sandbox warmup`: compile the kernels into numba's cache (see warmup.py)
+        from .warmup import main as run_warmup
+
+        return run_warmup(rest[1:])
     args, scene = parse_args(argv)
     if args.lang is not None:
         set_language(args.lang)

@@ -25,7 +25,6 @@ from imgui_bundle import imgui, implot
 from imgui_bundle.python_backends.pyglet_backend import PygletProgrammablePipelineRenderer
 from pyglet.window import key
 
-from .engine import Box, Capsule, ConvexHull, Sphere, World
 from .i18n import N_, _
 from .render import Renderer, RenderOptions
 from .scenes import DEFAULT_SCENE
@@ -33,6 +32,7 @@ from .session import DEFAULT_DT, FramePacer, SceneSource, Session
 from .ui.context import UiContext
 from .ui.interaction import Interaction
 from .ui.panel import Panel
+from .warmup import cache_is_warm, compile_parallel, warm_up
 
 CLEAR_COLOR = (0.09, 0.10, 0.12)
 WINDOW_CAPTION = N_("sandbox — rigid-body physics")
@@ -42,26 +42,6 @@ FALLBACK_FONTS = (Path(imgui_bundle.__file__).parent / "assets" / "fonts" / "lat
 """Merged under Roboto, in this order, for the glyphs it lacks (those present are used): the lessons'
 formulas have arrows (← ⇒, in imgui-bundle's own Latin Modern Math) and subscript digits (I₁, which
 DejaVu Sans has where installed)."""
-
-
-def warm_up() -> float:
-    """Run every kind of pair, a raycast and a grab once on a tiny world, so that numba compiles (or
-    loads from its cache) the kernels before the first frame. Returns the seconds it took."""
-    start = time.perf_counter()
-    w = World()
-    w.add_body(Box((4.0, 0.5, 4.0)), position=(0.0, -0.5, 0.0), mass=0.0)
-    gem = ConvexHull(np.array([(0, 0.5, 0), (0.4, 0, 0), (-0.4, 0, 0.1), (0, 0, 0.4), (0, -0.4, -0.3)]))
-    shapes = (Sphere(0.3), Box((0.3, 0.3, 0.3)), Capsule(0.2, 0.3), gem)
-    for k, shape in enumerate(shapes):
-        for j in range(2):
-            w.add_body(shape, position=(0.5 * k - 0.75, 0.3 + 0.45 * j, 0.1 * j), mass=1.0)
-    body = w.bodies[-1]
-    grab = w.grab(body, body.center_of_mass)
-    for _step in range(3):
-        w.step(DEFAULT_DT)
-    w.release(grab)
-    w.raycast((0.0, 5.0, 0.0), (0.0, -1.0, 0.0))
-    return time.perf_counter() - start
 
 
 def write_png(path: str | Path, rgb: np.ndarray) -> None:
@@ -190,9 +170,22 @@ class App:
 
     # --- start-up -------------------------------------------------------------------------------
     def _compile_notice(self) -> None:
-        """Say that numba is compiling (on screen and on stderr), then warm the kernels up."""
+        """Load the physics kernels; when numba's cache is cold (the first launch after an install or
+        an update), compile them in parallel helper processes (``warmup.py``) while the window says so
+        and shows how far along it is."""
+        if cache_is_warm():
+            warm_up()
+            return
         print("sandbox: compiling physics kernels (first launch only; cached afterwards)...",
               file=sys.stderr, flush=True)
+        self._draw_compile_notice("")
+        seconds = compile_parallel(lambda part, done, expected, name: self._draw_compile_notice(
+            _("{part}: {done} of about {expected} compiled ({name})").format(
+                part=_(part), done=done, expected=expected, name=name)))
+        print(f"sandbox: physics ready in {seconds:.1f} s", file=sys.stderr, flush=True)
+
+    def _draw_compile_notice(self, line: str) -> None:
+        """One frame with the compile notice in the middle of the window, and ``line`` under it."""
         self.window.dispatch_events()
         self.ctx.screen.use()
         self.ctx.clear(*CLEAR_COLOR)
@@ -205,12 +198,12 @@ class App:
         imgui.begin("##compiling", None, flags)
         imgui.text(_("Compiling physics kernels…"))
         imgui.text_disabled(_("first launch only: numba caches them for the next time"))
+        if line:
+            imgui.text_disabled(line)
         imgui.end()
         imgui.render()
         self.imgui.render(imgui.get_draw_data())
         self.window.flip()
-        seconds = warm_up()
-        print(f"sandbox: physics ready in {seconds:.1f} s", file=sys.stderr, flush=True)
 
     # --- geometry -------------------------------------------------------------------------------
     def window_size(self) -> tuple[int, int]:
