@@ -18,11 +18,15 @@ from ..engine import BROADPHASES, KIND_NAMES, RESPONSES, RESTITUTION_RULES, SETT
 from ..lessons import Label
 from ..render.debug_draw import broadphase_caption, broadphase_legend
 from ..scenes import SCENES
+from ..series import Recorder
 from ..session import MAX_FRAME_SECONDS, Simulation, scene_files
 from . import spawn
+from .compare_window import CompareWindow, window_toggles
 from .context import PANEL_WIDTH, UiContext
 from .interaction import Interaction
+from .ledger_window import LedgerWindow
 from .lesson import LessonWindow, draw_plates, view_span, visible_labels
+from .plots import PlotsWindow
 
 HISTORY = 240
 DEBUG_TOGGLES = (("shadows", "Shadows"), ("grid", "Ground grid"), ("outlines", "Selection outlines"),
@@ -118,6 +122,11 @@ class Panel:
         self.stage_ms = np.zeros((len(STAGES), HISTORY), np.float32)  # per stage, per frame
         self._saved_gravity = np.array([0.0, -9.81, 0.0])
         self.lesson = LessonWindow(ctx)
+        self.recorder = Recorder(lambda: ctx.session.selected)
+        ctx.session.sim.watchers.append(self.recorder)  # the session hands its watchers from world to world
+        self.compare = CompareWindow(ctx)
+        self.plots = PlotsWindow(ctx, self.recorder)
+        self.ledger = LedgerWindow(ctx, self.recorder)
         self.overflow = 0.0
         """How far (pixels) the panel's open sections reach below its window last frame (0: they fit)."""
         self._files = {path.name: path for path in scene_files()}
@@ -132,6 +141,9 @@ class Panel:
         self._overlay()
         self._tooltip()
         self.lesson.draw()
+        for what, window in (("the A/B view", self.compare), ("the Plots window", self.plots),
+                             ("the ledger window", self.ledger)):
+            self._guarded(what, window.draw)
         if self.ctx.options.broadphase:
             self._guarded("the broad-phase caption", self._broadphase_caption)
         if self.ctx.show_panel:
@@ -289,6 +301,7 @@ class Panel:
                 imgui.set_tooltip(f"read {session.scene_path} again")
         imgui.same_line()
         imgui.text("Scene")
+        window_toggles(self.compare, self.plots, self.ledger)
         if session.lesson is not None:
             changed, show = imgui.checkbox("Lesson window (L)", ctx.show_lesson)
             if changed:
