@@ -95,7 +95,7 @@ class StepSeries:
         if not isinstance(max_rows, int) or max_rows < 2:
             raise ValueError(f"max_rows must be an integer of at least 2, got {max_rows!r}")
         self.max_rows = max_rows
-        self._data = np.empty((256, len(COLUMNS)))
+        self._data = np.empty((min(256, max_rows), len(COLUMNS)))
         self.count = 0
         self._index = {name: k for k, name in enumerate(COLUMNS)}
 

@@ -11,6 +11,8 @@ like the plots they go up to the world's current step, so they follow a timeline
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from imgui_bundle import imgui
 
 from ..i18n import N_, _
@@ -18,6 +20,7 @@ from ..ledger import Impact, RestitutionSummary
 from ..series import CsvExportError, Recorder, file_stem, write_impacts_csv
 from .compare_window import free_columns
 from .context import UiContext
+from .plots import export_line
 
 DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
 GREEN = imgui.ImVec4(0.45, 0.90, 0.45, 1.0)
@@ -81,12 +84,16 @@ class LedgerWindow:
         """Show the window if hidden, hide it if shown."""
         self.open = not self.open
 
+    def path(self) -> Path:
+        """Where the export goes: ``<folder>/<scene>-impacts.csv``."""
+        return Path(self.folder) / f"{file_stem(self.ctx.session.scene_name)}-impacts.csv"
+
     def export(self) -> int:
         """Write the impacts up to the world's step to ``<folder>/<scene>-impacts.csv``; sets ``message``
         and returns the rows written (0 on failure)."""
         session = self.ctx.session
         self.recorder.follow(session.world)
-        path = f"{self.folder.rstrip('/') or '.'}/{file_stem(session.scene_name)}-impacts.csv"
+        path = self.path()
         try:
             rows = write_impacts_csv(path, self.recorder.impacts(session.world.steps))
         except (CsvExportError, OSError, ValueError) as exc:
@@ -146,11 +153,7 @@ class LedgerWindow:
         self.export_rect = (a.x, a.y, b.x, b.y)
         if not rows:
             imgui.end_disabled()
-        if self.message is not None:
-            ok, text = self.message
-            imgui.push_text_wrap_pos(0.0)
-            imgui.text_colored(GREEN if ok else RED, text)
-            imgui.pop_text_wrap_pos()
+        export_line(self.message, _("Export CSV writes {path}").format(path=self.path()))
 
         summary = recorder.summary(world.steps)
         style = imgui.get_style()

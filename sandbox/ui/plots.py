@@ -71,6 +71,15 @@ PLOTS = (
 PLOTS_BY_KEY = {p.key: p for p in PLOTS}
 
 
+def export_line(message: tuple[bool, str] | None, hint: str) -> None:
+    """One line under the folder box, always there so that nothing below it moves: the last export's
+    ``message`` (green, or red when it failed), else the dim ``hint``; the whole text in a tooltip."""
+    ok, text = message if message is not None else (None, hint)
+    imgui.text_colored(DIM if ok is None else GREEN if ok else RED, text)
+    if imgui.is_item_hovered():
+        imgui.set_tooltip(text)
+
+
 class PlotsWindow:
     """The Plots window over one ``UiContext``, reading the session's ``Recorder``; ``draw()`` once
     per frame. ``open`` shows it (and makes the recorder record); ``picked`` maps each plot's key to its
@@ -90,6 +99,8 @@ class PlotsWindow:
         self.buttons: dict[str, tuple[float, float, float, float]] = {}
         self.drawn: dict[str, list[str]] = {}
         """The series drawn last frame, by plot key (what a test checks)."""
+        self.shown_steps = 0
+        """How many recorded steps the plots drew last frame (those up to the world's step)."""
         self._last_step: int | None = None
 
     def toggle(self) -> None:
@@ -170,12 +181,10 @@ class PlotsWindow:
         imgui.same_line()
         _c, self.folder = imgui.input_text(_("CSV folder") + "##folder", self.folder)
         imgui.pop_item_width()
-        if self.message is not None:
-            ok, text = self.message
-            imgui.push_text_wrap_pos(0.0)
-            imgui.text_colored(GREEN if ok else RED, text)
-            imgui.pop_text_wrap_pos()
+        export_line(self.message, _("Export CSV writes {path}").format(
+            path=self.path("<plot>")))
         time = recorder.series.column("time", step)
+        self.shown_steps = len(time)
         for spec in PLOTS:
             self._plot(spec, time, step, follow)
         self._impacts(step)
