@@ -39,6 +39,7 @@ import numpy as np
 from .engine import Body, World
 from .engine.settings import SETTINGS, check_setting
 from .engine.snapshot import History
+from .i18n import N_
 from .lessons import max_depth
 from .session import WAKING_SETTINGS, Simulation
 
@@ -122,7 +123,8 @@ class Lane:
     ``sim.world``; the clock only keeps the state for drawing between steps), the scene's bodies as
     handles in its world (``bodies``, for the lesson's labels), its ``history`` (for going back with
     A), ``diverged_at`` (see the module's docstring) and a ``note`` on what happened to it (empty, or
-    why it started again from A)."""
+    why it started again from A: an English pattern marked for translation, to be filled with
+    ``note_values``)."""
 
     name: str
     label: str
@@ -132,6 +134,7 @@ class Lane:
     history: History
     diverged_at: int | None = None
     note: str = ""
+    note_values: dict[str, object] = field(default_factory=dict)
     _checked: int | None = field(default=None, repr=False)  # the step whose state was compared with A's
 
     @property
@@ -176,10 +179,11 @@ class Comparison:
         return (Simulation(world, a.dt, a.max_steps), [Body(world, b.index, b.generation) for b in bodies],
                 History(world, HISTORY_EVERY, HISTORY_KEYFRAMES))
 
-    def _start(self, lane: Lane, a: Simulation, bodies: Sequence[Body], note: str = "") -> None:
+    def _start(self, lane: Lane, a: Simulation, bodies: Sequence[Body], note: str = "",
+               **values: object) -> None:
         lane.sim, lane.bodies, lane.history = self._fresh(a, bodies, lane.settings)
         lane.diverged_at = lane._checked = None
-        lane.note = note
+        lane.note, lane.note_values = note, values
         self._compare(lane, a.world)
 
     # --- settings -------------------------------------------------------------------------------
@@ -245,8 +249,8 @@ class Comparison:
                 self._go_back(lane, a, target)
             behind = target - lane.world.steps
             if behind > MAX_CATCH_UP:
-                self._start(lane, a, lane.bodies, f"started again from A at step {target}: it was "
-                                                  f"{behind} steps behind")
+                self._start(lane, a, lane.bodies, N_("started again from A at step {step}: it was {behind} "
+                                                     "steps behind"), step=target, behind=behind)
                 continue
             for _ in range(behind):
                 sim.step()
@@ -261,8 +265,8 @@ class Comparison:
             history.seek(lane.world, target)
             lane.sim.sync()
         else:
-            self._start(lane, a, lane.bodies, f"started again from A at step {target}: its history began at "
-                                              f"step {history.first_step}")
+            self._start(lane, a, lane.bodies, N_("started again from A at step {step}: its history began "
+                                                 "at step {first}"), step=target, first=history.first_step)
         if lane.diverged_at is not None and lane.diverged_at > target:
             lane.diverged_at = None
         lane._checked = None

@@ -360,7 +360,7 @@ class CompareWindow:
                                 "(after you moved, added or removed bodies in A)").format(lane=lane.name))
         if lane.note:
             imgui.push_text_wrap_pos(imgui.get_cursor_pos_x() + 300.0)
-            imgui.text_colored(YELLOW, lane.note)
+            imgui.text_colored(YELLOW, _(lane.note).format(**lane.note_values))
             imgui.pop_text_wrap_pos()
 
     def _strip(self, comparison: Comparison) -> None:
