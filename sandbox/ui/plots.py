@@ -260,10 +260,12 @@ class PlotsWindow:
         recorder.ledger_users.add("plots")
         if recorder.ledger_since is None:
             imgui.text_colored(DIM, _("The ledger starts with the next step; Reset (R) to see every impact."))
-        if not implot.begin_plot(f"##{IMPACTS}", imgui.ImVec2(-1, PLOT_HEIGHT + 40.0), implot.Flags_.equal):
+        size = imgui.ImVec2(-1, PLOT_HEIGHT + 60.0)
+        if not implot.begin_plot(f"##{IMPACTS}", size, implot.Flags_.no_mouse_text):
             return
         implot.setup_axes(_("configured e"), _("measured e = −v′ₙ/vₙ"))
-        implot.setup_axes_limits(-0.05, 1.1, -0.05, 1.1, implot.Cond_.once)
+        implot.setup_axes_limits(-0.05, 1.1, -0.05, 1.15, implot.Cond_.once)
+        implot.setup_legend(implot.Location_.north_west, 0)
         line = np.array([0.0, 1.0])
         implot.plot_line(_("Newton: measured = configured"), line, line)
         if rows:
