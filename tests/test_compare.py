@@ -13,7 +13,6 @@ import os
 
 import numpy as np
 import pytest
-from pyglet.window import mouse
 
 import sandbox.compare
 from sandbox import scenes
@@ -293,6 +292,8 @@ def send(app, event: str, *args) -> None:
 
 def click(app, rect) -> None:
     """A left click in the middle of window rectangle ``rect`` (top-left origin), a frame per event."""
+    from pyglet.window import mouse  # here: importing pyglet's windows needs a display
+
     x0, y0, x1, y1 = rect
     x, y = int(0.5 * (x0 + x1)), H - int(0.5 * (y0 + y1))
     for event, *args in (("on_mouse_motion", x, y, 0, 0), ("on_mouse_press", x, y, mouse.LEFT, 0),
