@@ -230,6 +230,9 @@ class CompareWindow:
     the row's title), ``captions`` the captions drawn over the lanes, ``rect`` the strip's window
     rectangle and ``lane_rects`` the lanes' (None and empty without a comparison)."""
 
+    what = N_("the A/B view")
+    """What a failure while drawing it is reported as."""
+
     def __init__(self, ctx: UiContext) -> None:
         self.ctx = ctx
         self.figures: list[list[str]] = []
@@ -327,7 +330,7 @@ class CompareWindow:
             try:
                 self._lane_body(comparison, lane)
             except ValueError as exc:
-                ctx.session.report(f"lane {lane.name}", exc)
+                ctx.session.report(N_("a lane's settings window"), exc)
         imgui.end()
 
     def _lane_body(self, comparison: Comparison, lane: Lane) -> None:

@@ -69,6 +69,9 @@ class LedgerWindow:
     frame. ``open`` shows it (and runs the ledger). After each frame ``shown_rows`` and ``shown_summary``
     hold the cell texts drawn (what a test compares with the model), ``message`` the last export's line."""
 
+    what = N_("the ledger window")
+    """What a failure while drawing it is reported as."""
+
     def __init__(self, ctx: UiContext, recorder: Recorder) -> None:
         self.ctx = ctx
         self.recorder = recorder
@@ -123,7 +126,7 @@ class LedgerWindow:
             try:
                 self._body()
             except Exception as exc:  # noqa: BLE001 - a failing window is shown, the app goes on
-                self.ctx.session.report("the ledger window", exc)
+                self.ctx.session.report(self.what, exc)
         imgui.end()
         if not still_open:
             self.open = False

@@ -141,9 +141,8 @@ class Panel:
         self._overlay()
         self._tooltip()
         self.lesson.draw()
-        for what, window in (("the A/B view", self.compare), ("the Plots window", self.plots),
-                             ("the ledger window", self.ledger)):
-            self._guarded(what, window.draw)
+        for window in (self.compare, self.plots, self.ledger):
+            self._guarded(window.what, window.draw)
         if self.ctx.options.broadphase:
             self._guarded("the broad-phase caption", self._broadphase_caption)
         if self.ctx.show_panel:

@@ -86,6 +86,9 @@ class PlotsWindow:
     picked columns; ``folder`` is where exports go; ``message`` is the last export's line and whether
     it failed; ``buttons`` the rectangles of the Export buttons drawn last frame, by plot key."""
 
+    what = N_("the Plots window")
+    """What a failure while drawing it is reported as."""
+
     def __init__(self, ctx: UiContext, recorder: Recorder) -> None:
         self.ctx = ctx
         self.recorder = recorder
@@ -151,7 +154,7 @@ class PlotsWindow:
             try:
                 self._body()
             except Exception as exc:  # noqa: BLE001 - a failing plot is shown, the app goes on
-                session.report("the Plots window", exc)
+                session.report(self.what, exc)
         imgui.end()
         if not still_open:
             self.open = False
