@@ -2,9 +2,9 @@
 current scene and the settings the user changed in it, and the commands that the panel, the mouse and
 the keyboard give (load a scene, reset, pause, step, select, grab, delete, change a world setting).
 
-It imports only the engine, the scenes and the lessons: no window, no OpenGL, no ImGui, so it runs (and
-is tested) headless. The app owns the window and calls the session; the session never calls back into
-the app.
+It imports only the engine, the scenes, the scene files and the lessons: no window, no OpenGL, no ImGui,
+so it runs (and is tested) headless. The app owns the window and calls the session; the session never
+calls back into the app.
 
 The clock follows Fiedler's "Fix your timestep!" (2004): real time accumulates, the world advances in
 whole steps of ``dt`` (at most ``max_steps`` per frame, so that a slow step slows the simulation down
@@ -26,17 +26,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import scenes
 from .engine import Body, Grab, World
 from .engine.validate import positive_float
-from .lessons import LESSONS_BY_NAME, Lesson
-from .scene_file import load_scene_file, save_scene_file
-from .scenes import SCENES
+from .i18n import N_, join
+from .lessons import Camera, Lesson
+from .scene_file import SceneFile, load_scene_file, save_scene_file
+from .scenes import SCENE_FOLDER, built_in_name
 
 if TYPE_CHECKING:
     from .compare import Comparison
-
-SCENE_FOLDER = Path(__file__).resolve().parent.parent / "assets" / "scenes"
-"""The scene files that come with the sandbox; the panel lists them beside the built-in scenes."""
 
 DEFAULT_DT = 1.0 / 60.0
 MAX_STEPS_PER_FRAME = 4
@@ -232,22 +231,33 @@ class FramePacer:
 
 
 def scene_files(folder: str | Path = SCENE_FOLDER) -> list[Path]:
-    """The JSON scene files in ``folder`` (the sandbox's ``assets/scenes`` by default), sorted by name;
-    an empty list when the folder is missing."""
+    """The JSON scene files in ``folder`` (the sandbox's ``assets/scenes`` by default) that are not the
+    file of a built-in scene (those are listed by their scene's name), sorted by name; an empty list
+    when the folder is missing."""
     folder = Path(folder)
-    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+    return sorted(p for p in folder.glob("*.json") if built_in_name(p) is None) if folder.is_dir() else []
 
 
 def resolve_scene(scene: SceneSource) -> tuple[str, Callable[[World], object]]:
-    """The display name and builder of ``scene`` (a name in ``SCENES``, a JSON file path or a builder
-    ``f(world)``); ValueError for an unknown name, ``SceneFileError`` for a bad file."""
+    """The name and builder of ``scene``: the one place where a scene's name is looked up (the app, the
+    command line and ``sandbox run`` all come here).
+
+    A built-in scene is named with spaces or hyphens alike (``"bounce row"``, ``"bounce-row"``) or by the
+    path of its file, and comes back under its name in ``scenes.SCENES``, read again if its file changed
+    since it was read; any other ``.json`` path (or existing file) is loaded as a scene file, named by its
+    file name; a builder ``f(world)`` is returned as it is. ValueError for an unknown name,
+    ``SceneFileError`` (a ValueError) for a bad file."""
+    if isinstance(scene, SceneFile):
+        return built_in_name(scene.path) or scene.path.name, scene
     if callable(scene):
         return getattr(scene, "__name__", "custom"), scene
-    if scene in SCENES:
-        return scene, SCENES[scene]
-    if scene.endswith(".json") or Path(scene).is_file():
+    name = built_in_name(scene)
+    if name is not None:
+        return name, scenes.SCENES.current(name)  # read again if edited since (a teacher's change, Reload)
+    if str(scene).lower().endswith(".json") or Path(scene).is_file():
         return Path(scene).name, load_scene_file(scene)
-    raise ValueError(f"unknown scene {scene!r}: expected one of {', '.join(SCENES)} or a .json file")
+    raise ValueError(f"unknown scene {scene!r}: expected one of {', '.join(scenes.SCENE_NAMES)} "
+                     "(spaces may be written as hyphens) or a .json file")
 
 
 class Session:
@@ -260,9 +270,10 @@ class Session:
     ``set_setting`` or a lesson's preset (kept across ``reset``, forgotten by ``load_scene``).
 
     ``bodies`` are the bodies the scene's builder returned (a lesson's labels and check refer to them);
-    ``scene_path`` is the file a scene came from (None for a built-in scene), for the panel's Reload;
-    ``lesson`` the scene's lesson (``sandbox.lessons``), if it has one, and ``check`` the state of its
-    check, which runs on a fresh copy of the scene in a background thread."""
+    ``scene_path`` is the file a scene came from, built-in scenes included (None for a Python builder),
+    for the panel's Reload; ``lesson`` the scene's lesson (its file's, ``sandbox.lessons``), if it has
+    one, and ``check`` the state of its check, which runs on a fresh copy of the scene in a background
+    thread."""
 
     def __init__(self, world: World | None = None, dt: float = DEFAULT_DT,
                  max_steps: int = MAX_STEPS_PER_FRAME) -> None:
@@ -287,17 +298,20 @@ class Session:
     # --- scenes ---------------------------------------------------------------------------------
     def load_scene(self, scene: SceneSource) -> bool:
         """Build ``scene`` into a fresh world (every setting the scene does not set at the ``World``
-        default) and switch to it; the clock's settings (step, time scale, pause) carry over. On any
-        error the current world stays as it was and the error is reported; returns success."""
+        default) and switch to it; the clock's settings (time scale, pause, and the step unless the scene
+        file sets one) carry over. On any error the current world stays as it was and the error is
+        reported; returns success."""
         try:
             name, builder = resolve_scene(scene)
             world, bodies = self._build(builder, {})
         except Exception as exc:  # noqa: BLE001 - a scene is user code: any failure is shown, not fatal
-            self.report(f"loading scene {getattr(scene, '__name__', scene)!r}", exc)
+            self.report(N_("loading scene {scene!r}", scene=getattr(scene, "__name__", str(scene))), exc)
             return False
         self.close_compare()  # its lanes were copies of the old scene
         self._switch(world, bodies, name, builder, {})
-        self.scene_path = str(scene) if isinstance(scene, (str, Path)) and name not in SCENES else None
+        self.scene_path = str(builder.path) if isinstance(builder, SceneFile) else None
+        if isinstance(builder, SceneFile) and builder.dt is not None:
+            self.sim.dt = builder.dt  # the file's time step; Reset keeps the one the user set since
         return True
 
     def reset(self) -> bool:
@@ -307,7 +321,7 @@ class Session:
         try:
             world, bodies = self._build(self._builder, self._changed)
         except Exception as exc:  # noqa: BLE001
-            self.report(f"resetting scene {self.scene_name!r}", exc)
+            self.report(N_("resetting scene {scene!r}", scene=self.scene_name), exc)
             return False
         self._switch(world, bodies, self.scene_name, self._builder, self._changed)
         if self.compare is not None:
@@ -356,8 +370,15 @@ class Session:
     # --- the lesson -----------------------------------------------------------------------------
     @property
     def lesson(self) -> Lesson | None:
-        """The current scene's lesson, or None (a scene file, a custom builder, an unknown name)."""
-        return LESSONS_BY_NAME.get(self.scene_name) if self.scene_path is None else None
+        """The current scene's lesson (its file's ``lesson``), or None (a file without one, a builder)."""
+        return getattr(self._builder, "lesson", None)
+
+    @property
+    def scene_camera(self) -> Camera | None:
+        """Where the current scene's camera starts: its lesson's camera, else its file's ``camera``, else
+        None (the app frames the bodies)."""
+        lesson = self.lesson
+        return lesson.camera if lesson is not None else getattr(self._builder, "camera", None)
 
     def apply_preset(self, preset: dict) -> None:
         """Set each of a lesson preset's world settings through ``set_setting`` (validated, kept across
@@ -418,7 +439,7 @@ class Session:
             try:
                 check.verdict = self.run_check()
             except Exception as exc:  # noqa: BLE001 - shown as the verdict, never a traceback in the UI
-                check.verdict = f"ERROR: {type(exc).__name__}: {exc}"
+                check.verdict = N_("ERROR: {error}", error=f"{type(exc).__name__}: {exc}")
             finally:
                 check.running = False
 
@@ -426,9 +447,10 @@ class Session:
         check.thread.start()
 
     def save(self, path: str | Path) -> str:
-        """Write the world to the JSON scene file ``path``; returns a line saying what was saved."""
+        """Write the world to the JSON scene file ``path``; returns a line saying what was saved (a
+        ``Message``: the panel shows it in the current language)."""
         save_scene_file(self.world, path)
-        return f"saved {len(self.world.bodies)} bodies to {path}"
+        return N_("saved {n} bodies to {path}", n=len(self.world.bodies), path=str(path))
 
     # --- the clock --------------------------------------------------------------------------------
     def toggle_pause(self) -> None:
@@ -501,8 +523,10 @@ class Session:
 
     # --- errors ---------------------------------------------------------------------------------
     def report(self, what: str, exc: BaseException) -> None:
-        """Keep an error for the panel (the last ``MAX_ERRORS``) and print its traceback."""
-        message = f"{what}: {type(exc).__name__}: {exc}"
+        """Keep an error for the panel (the last ``MAX_ERRORS``) and print its traceback. ``what`` says
+        what was being done, best as a ``Message`` (``N_``), so that the panel can show the error in the
+        language current when it is drawn; the exception's own text stays as the engine wrote it."""
+        message = join(": ", [what, type(exc).__name__, str(exc)])
         self.errors = [*self.errors[-(MAX_ERRORS - 1):], message]
         print(f"sandbox: error while {message}", file=sys.stderr)
         traceback.print_exception(exc, file=sys.stderr)

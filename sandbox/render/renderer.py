@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
@@ -558,7 +559,8 @@ class Renderer:
     # --- the frame -----------------------------------------------------------------------------
     def render(self, world, camera: Camera, options: RenderOptions, highlight: Highlight,
                pos: np.ndarray | None = None, quat: np.ndarray | None = None,
-               region: tuple[int, int, int, int] | None = None) -> None:
+               region: tuple[int, int, int, int] | None = None,
+               overlay: Callable[[Batch], None] | None = None) -> None:
         """Draw ``world`` seen by ``camera`` into the current framebuffer (``width × height``).
 
         ``pos`` (n, 3) and ``quat`` (n, 4), for rows ``[:world.data.n]``, replace the bodies' stored
@@ -584,6 +586,8 @@ class Renderer:
         batch = self._batch
         batch.clear()
         build_debug(batch, world, options, highlight, pos, colors)
+        if overlay is not None:
+            overlay(batch)
         lines, runs = batch.line_array()
         instances, instance_runs = batch.instance_array()
         prepared = time.perf_counter()
