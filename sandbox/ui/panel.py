@@ -346,6 +346,7 @@ class Panel:
             changed, show = imgui.checkbox(_("Lesson window (L)") + "##lesson", ctx.show_lesson)
             if changed:
                 ctx.show_lesson = show
+            imgui.same_line()  # two checkboxes to a row: at 1280x720 the panel has no row to spare
         if imgui.checkbox(_("Step through (S)") + "##stepper", self.stepper.active)[0]:
             self.stepper.toggle()
         _edited, self.scene_path = imgui.input_text("##load", self.scene_path)
