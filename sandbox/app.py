@@ -29,6 +29,7 @@ from .i18n import N_, _
 from .render import Renderer, RenderOptions
 from .scenes import DEFAULT_SCENE
 from .session import DEFAULT_DT, FramePacer, SceneSource, Session
+from .ui.compare_window import render_lanes
 from .ui.context import UiContext
 from .ui.interaction import Interaction
 from .ui.panel import Panel
@@ -344,13 +345,19 @@ class App:
         self._guard(N_("mouse update"), self.interaction.update)
         self.ctx.screen.use()
         self.ctx.clear(*CLEAR_COLOR)
+        render_ms = 0.0
         try:
-            pos, quat = self.panel.stepper.poses(*session.sim.interpolated())
-            self.renderer.render(session.world, ui.camera, ui.options, self.interaction.highlight(),
-                                 pos=pos, quat=quat, overlay=self.panel.stepper.overlay)
+            if session.compare is not None:  # A/B: one world per lane
+                render_ms = render_lanes(self.renderer, ui, self.interaction.highlight(),
+                                         self.window.get_framebuffer_size())
+            else:
+                pos, quat = self.panel.stepper.poses(*session.sim.interpolated())
+                self.renderer.render(session.world, ui.camera, ui.options, self.interaction.highlight(),
+                                     pos=pos, quat=quat, overlay=self.panel.stepper.overlay)
+                render_ms = self.renderer.last_ms
         except Exception as exc:  # noqa: BLE001
             session.report(N_("drawing the scene"), exc)
-        ui.stats.render_ms = self.renderer.last_ms
+        ui.stats.render_ms = render_ms
         start = time.perf_counter()
         self.ctx.screen.use()
         self._drain_gl_errors()

@@ -104,9 +104,16 @@ class Lesson:
         return self.name.replace(" ", "-") + ".md"
 
 
+def preset_settings(preset: dict) -> dict:
+    """The world settings a preset gives the session's world: its ``settings``, or for a side-by-side
+    preset those of its first lane (lane A is the session's world)."""
+    return preset["compare"][0]["settings"] if "compare" in preset else preset["settings"]
+
+
 def apply_preset(world: World, preset: dict) -> None:
-    """Set each of the preset's world settings; an unknown name is an error rather than a silent no-op."""
-    for key, value in preset["settings"].items():
+    """Set each of the preset's world settings (``preset_settings``); an unknown name is an error rather
+    than a silent no-op."""
+    for key, value in preset_settings(preset).items():
         if not hasattr(world, key):
             raise AttributeError(f"World has no setting {key!r}")
         setattr(world, key, value)
@@ -137,12 +144,12 @@ def finite(world: World) -> bool:
 def max_depth(world: World) -> float:
     """The deepest overlap (m) among the last step's contact points (0 when nothing overlaps)."""
     c = world.contacts
-    deepest = 0.0
-    for i in range(c.count):
-        k = int(c.npoints[i])
-        if k:
-            deepest = max(deepest, float(c.depth[i, :k].max()))
-    return deepest
+    m = c.count
+    if m == 0:
+        return 0.0
+    # one pass over every manifold's used points (a Python loop cost 3 ms for a 700-manifold pile)
+    used = np.arange(c.depth.shape[1])[None, :] < c.npoints[:m, None]
+    return max(0.0, float(np.where(used, c.depth[:m], -np.inf).max()))
 
 
 def ground_manifold_points(world: World, body: Body) -> int:
@@ -894,6 +901,12 @@ def lesson_markdown(lesson: Lesson, language: str = "en") -> str:
     if lesson.presets:
         lines += [_("Presets (one click in the Lesson window):"), ""]
         for p in lesson.presets:
+            if "compare" in p:  # lanes side by side
+                lanes = "; ".join(f"{_(lane['label'])}: "
+                                  + ", ".join(f"`{k} = {v!r}`" for k, v in lane["settings"].items())
+                                  for lane in p["compare"])
+                lines.append(f"- {_(p['label'])} ({_('A/B lanes, stepping together')}): {lanes}")
+                continue
             settings = ", ".join(f"`{k} = {v!r}`" for k, v in p["settings"].items())
             lines.append(f"- {_(p['label'])}: {settings}")
         lines.append("")

@@ -112,6 +112,8 @@ LESSON_TEXT_KEYS = ("title", "concept", "formula", "try_this", "look_at", "expec
 """The lesson's text, every one required (``lessons.Lesson`` has the same fields)."""
 LESSON_KEYS = (*LESSON_TEXT_KEYS, "presets", "check", "labels", "bodies", "engine_refs")
 PRESET_KEYS = ("label", "settings")
+COMPARE_PRESET_KEYS = ("label", "compare")
+"""A preset that opens the scene in lanes side by side (``Session.open_compare``): 2 or 3 lanes, A first."""
 
 
 class SceneFileError(ValueError):
@@ -303,7 +305,16 @@ def _camera(doc: dict, source: str) -> lessons.Camera | None:
 
 def _preset(entry: object, where: str) -> dict:
     """A lesson preset ``{"label": text, "settings": {setting: value}}`` after checking every value
-    against the world's settings; returned as a new dict of the same content."""
+    against the world's settings, or a side-by-side one ``{"label": text, "compare": [lane, ...]}`` of 2
+    or 3 lanes ``{"label": text, "settings": {...}}`` (A first); returned as a new dict of the same
+    content."""
+    if isinstance(entry, dict) and "compare" in entry:
+        _unknown(where, entry, COMPARE_PRESET_KEYS)
+        lanes = entry["compare"]
+        if not isinstance(lanes, list) or not 2 <= len(lanes) <= 3:
+            raise SceneFileError(f"{where}.compare must be a list of 2 or 3 lanes, got {show(lanes)}")
+        return {"label": _text(f"{where}.label", entry.get("label")),
+                "compare": tuple(_preset(lane, f"{where}.compare[{k}]") for k, lane in enumerate(lanes))}
     if not isinstance(entry, dict):
         raise SceneFileError(f"{where} must be an object with 'label' and 'settings', got {show(entry)}")
     _unknown(where, entry, PRESET_KEYS)

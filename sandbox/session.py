@@ -20,8 +20,9 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from .i18n import N_, join
 from .lessons import Camera, Lesson
 from .scene_file import SceneFile, load_scene_file, save_scene_file
 from .scenes import SCENE_FOLDER, built_in_name
+
+if TYPE_CHECKING:
+    from .compare import Comparison
 
 DEFAULT_DT = 1.0 / 60.0
 MAX_STEPS_PER_FRAME = 4
@@ -64,7 +68,10 @@ class Simulation:
     ``real_rate`` is the measured rate, simulated seconds per wall-clock second (smoothed over about
     ``RATE_SECONDS``); it equals ``time_scale`` while the machine keeps up. ``behind`` says it does not,
     and ``slowed_by`` why: "step cap" (steps per frame capped) or "long frames" (frames longer than
-    ``MAX_FRAME_SECONDS``)."""
+    ``MAX_FRAME_SECONDS``).
+
+    ``watchers`` are told of every step: ``before_step(sim)`` just before it and ``after_step(sim)`` just
+    after (the plots' recorder, an A/B comparison stepping its other worlds in lockstep)."""
 
     def __init__(self, world: World, dt: float = DEFAULT_DT, max_steps: int = MAX_STEPS_PER_FRAME) -> None:
         self.world = world
@@ -80,6 +87,7 @@ class Simulation:
         self.real_rate: float | None = None
         self._cap_loss = 0.0  # smoothed fraction of wall time the step cap dropped
         self._long_loss = 0.0  # smoothed fraction of wall time the frame-length cap dropped
+        self.watchers: list = []
         self.sync()
 
     def sync(self) -> None:
@@ -92,9 +100,13 @@ class Simulation:
     def step(self) -> None:
         """Advance the world by exactly one step of ``dt``, keeping the state before it."""
         self.sync()
+        for watcher in self.watchers:
+            watcher.before_step(self)
         self.world.step(self.dt)
         self.time += self.dt
         self.steps += 1
+        for watcher in self.watchers:
+            watcher.after_step(self)
 
     def advance(self, real_seconds: float) -> int:
         """Account ``real_seconds`` of wall-clock time and take the whole steps it pays for (at most
@@ -273,6 +285,8 @@ class Session:
         self.bodies: list[Body] = []
         self.scene_path: str | None = None
         self.check = LessonCheck()
+        self.compare: Comparison | None = None
+        """The A/B comparison (``open_compare``): the scene in lanes side by side, or None."""
         self._builder: Callable[[World], object] | None = None
         self._changed: dict[str, object] = {}
 
@@ -293,6 +307,7 @@ class Session:
         except Exception as exc:  # noqa: BLE001 - a scene is user code: any failure is shown, not fatal
             self.report(N_("loading scene {scene!r}", scene=getattr(scene, "__name__", str(scene))), exc)
             return False
+        self.close_compare()  # its lanes were copies of the old scene
         self._switch(world, bodies, name, builder, {})
         self.scene_path = str(builder.path) if isinstance(builder, SceneFile) else None
         if isinstance(builder, SceneFile) and builder.dt is not None:
@@ -309,6 +324,8 @@ class Session:
             self.report(N_("resetting scene {scene!r}", scene=self.scene_name), exc)
             return False
         self._switch(world, bodies, self.scene_name, self._builder, self._changed)
+        if self.compare is not None:
+            self.compare.restart(self.sim, self.bodies)  # every lane from the new start
         return True
 
     @staticmethod
@@ -333,6 +350,7 @@ class Session:
         old = self.sim
         sim = Simulation(world, old.dt, old.max_steps)
         sim.time_scale, sim.paused = old.time_scale, old.paused
+        sim.watchers = old.watchers
         self.sim = sim
         self.scene_name, self._builder, self._changed = name, builder, dict(changed)
 
@@ -364,9 +382,41 @@ class Session:
 
     def apply_preset(self, preset: dict) -> None:
         """Set each of a lesson preset's world settings through ``set_setting`` (validated, kept across
-        ``reset``)."""
+        ``reset``). A preset with ``"compare"`` lanes opens them side by side from the scene's start
+        instead (``open_compare``)."""
+        if "compare" in preset:
+            self.open_compare(preset["compare"], from_start=True)
+            return
         for name, value in preset["settings"].items():
             self.set_setting(name, value)
+
+    # --- A/B ------------------------------------------------------------------------------------
+    def open_compare(self, lanes: Sequence[dict] = ({"label": "", "settings": {}},
+                                                    {"label": "", "settings": {}}),
+                     from_start: bool = False) -> Comparison:
+        """Show the scene in two or three lanes that step in lockstep (``sandbox.compare``): ``lanes``
+        are dicts ``{"label": str, "settings": {world setting: value}}``. The first lane is this world,
+        given its settings through ``set_setting``; the others start as bit-identical copies of it that
+        differ in their own settings. ``from_start`` resets the scene first (a lesson's comparison),
+        else the lanes start from the current state. ValueError for a bad lane, before anything
+        changes."""
+        from .compare import Comparison, check_lanes  # here: the comparison's module imports this one
+
+        lanes = check_lanes(lanes)
+        self.close_compare()
+        for name, value in lanes[0]["settings"].items():
+            self.set_setting(name, value)
+        if from_start:
+            self.reset()
+        self.compare = Comparison(self.sim, self.bodies, lanes)
+        self.sim.watchers.append(self.compare)
+        return self.compare
+
+    def close_compare(self) -> None:
+        """Back to one world: drop the comparison's other lanes (nothing happens without one)."""
+        if self.compare is not None:
+            self.sim.watchers.remove(self.compare)
+            self.compare = None
 
     def run_check(self) -> str:
         """Run the lesson's check on a fresh copy of the scene (the settings the user changed and the

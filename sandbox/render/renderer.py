@@ -559,13 +559,21 @@ class Renderer:
     # --- the frame -----------------------------------------------------------------------------
     def render(self, world, camera: Camera, options: RenderOptions, highlight: Highlight,
                pos: np.ndarray | None = None, quat: np.ndarray | None = None,
+               region: tuple[int, int, int, int] | None = None,
                overlay: Callable[[Batch], None] | None = None) -> None:
         """Draw ``world`` seen by ``camera`` into the current framebuffer (``width × height``).
 
         ``pos`` (n, 3) and ``quat`` (n, 4), for rows ``[:world.data.n]``, replace the bodies' stored
-        centres of mass and orientations (interpolated poses between physics steps)."""
+        centres of mass and orientations (interpolated poses between physics steps). ``region``
+        ``(x, y, w, h)``, in framebuffer pixels from the bottom-left corner, limits the frame to that
+        rectangle (a scissor: the projection is still the whole framebuffer's) and leaves the rest as it
+        was, so that an A/B comparison draws one world per lane; None draws everywhere."""
         start = time.perf_counter()
         options.validate()
+        if region is not None:
+            region = tuple(int(v) for v in region)
+            if len(region) != 4 or region[2] <= 0 or region[3] <= 0:
+                raise ValueError(f"region must be (x, y, width, height) with a positive size, got {region!r}")
         ctx = self.ctx
         d = world.data
         n = d.n
@@ -619,7 +627,8 @@ class Renderer:
         fbo = self._main_target(max(int(options.msaa), 1)) if own else target
         fbo.use()
         ctx.viewport = (0, 0, self.width, self.height)
-        fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
+        fbo.scissor = region
+        fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0, viewport=region)
         vp = _mat(view_proj)
         shared = {"u_view_proj": vp, "u_eye": tuple(eye), "u_light_dir": tuple(LIGHT_DIR),
                   "u_light_vp": _mat(light_vp), "u_shadow_map": 0, "u_shadows": float(options.shadows),
@@ -654,13 +663,16 @@ class Renderer:
         ctx.depth_func = "<"
         self._debug(options, runs, instance_runs)
         if own:
+            fbo.scissor = None
             target.use()
             ctx.viewport = (0, 0, self.width, self.height)
+            target.scissor = region
             ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
             self._color.use(location=1)
             self.resolve_prog["u_color"].value = 1
             self.resolve_prog["u_samples"].value = self._main_key[0]
             self._resolve.render(moderngl.TRIANGLES, vertices=3)
+        target.scissor = None
         ctx.enable_only(moderngl.NOTHING)
         end = time.perf_counter()
         self.timings = {"prepare": 1e3 * (prepared - start), "upload": 1e3 * (uploaded - prepared),

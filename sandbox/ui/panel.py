@@ -19,11 +19,15 @@ from ..i18n import LANGUAGES, N_, _, language, set_language
 from ..lessons import Label
 from ..render.debug_draw import broadphase_caption, broadphase_legend
 from ..scenes import SCENES
+from ..series import Recorder
 from ..session import MAX_FRAME_SECONDS, Simulation, scene_files
 from . import spawn
+from .compare_window import CompareWindow, window_toggles
 from .context import PANEL_WIDTH, UiContext
 from .interaction import Interaction
+from .ledger_window import LedgerWindow
 from .lesson import LessonWindow, draw_plates, view_span, visible_labels
+from .plots import PlotsWindow
 from .stepper import Stepper
 
 HISTORY = 240
@@ -126,6 +130,11 @@ class Panel:
         self.stage_ms = np.zeros((len(STAGES), HISTORY), np.float32)  # per stage, per frame
         self._saved_gravity = np.array([0.0, -9.81, 0.0])
         self.lesson = LessonWindow(ctx)
+        self.recorder = Recorder(lambda: ctx.session.selected)
+        ctx.session.sim.watchers.append(self.recorder)  # the session hands its watchers from world to world
+        self.compare = CompareWindow(ctx)
+        self.plots = PlotsWindow(ctx, self.recorder)
+        self.ledger = LedgerWindow(ctx, self.recorder)
         self.stepper = Stepper(ctx)
         self.overflow = 0.0
         """How far (pixels) the panel's open sections reach below its window last frame (0: they fit)."""
@@ -148,6 +157,8 @@ class Panel:
         self._overlay()
         self._tooltip()
         self.lesson.draw()
+        for window in (self.compare, self.plots, self.ledger):
+            self._guarded(window.what, window.draw)
         self._guarded(N_("the stepper"), self.stepper.draw)
         if self.ctx.options.broadphase:
             self._guarded(N_("the broad-phase caption"), self._broadphase_caption)
@@ -330,10 +341,12 @@ class Panel:
                 imgui.set_tooltip(_("read {path} again").format(path=session.scene_path))
         imgui.same_line()
         imgui.text(_("Scene"))
+        window_toggles(self.compare, self.plots, self.ledger)
         if session.lesson is not None:
             changed, show = imgui.checkbox(_("Lesson window (L)") + "##lesson", ctx.show_lesson)
             if changed:
                 ctx.show_lesson = show
+            imgui.same_line()  # two checkboxes to a row: at 1280x720 the panel has no row to spare
         if imgui.checkbox(_("Step through (S)") + "##stepper", self.stepper.active)[0]:
             self.stepper.toggle()
         _edited, self.scene_path = imgui.input_text("##load", self.scene_path)
