@@ -93,7 +93,10 @@ class RenderOptions:
     intervals, grid cells or octree nodes), ``velocities`` (``v·velocity_arrow_scale`` arrows from the
     centres of mass), ``grab_spring`` (the grab's spring line and force arrow,
     ``force·force_arrow_scale`` metres), ``joints`` (distance joints as lines), ``outlines`` (around the
-    selected and grabbed bodies), ``xray`` (debug lines behind bodies drawn faint). ``msaa``: 0 uses the
+    selected and grabbed bodies), ``xray`` (debug lines behind bodies drawn faint). ``cursor_ray``,
+    ``sweeps`` and ``flashes`` are teaching visuals that the app draws through ``render``'s ``overlay``
+    and ``tint`` (``sandbox/ui/lesson_visuals.py``: the ray under the cursor, the swept volumes of the
+    last step, flashes on collision events); the renderer itself ignores them. ``msaa``: 0 uses the
     target framebuffer's own samples, N > 1 an offscreen N-sample buffer resolved into the target;
     ``shadow_map_size``: texels per side; line widths and point sizes in pixels."""
 
@@ -108,6 +111,9 @@ class RenderOptions:
     joints: bool = True
     outlines: bool = True
     xray: bool = True
+    cursor_ray: bool = False
+    sweeps: bool = False
+    flashes: bool = False
     normal_scale: str = "depth"
     msaa: int = 0
     shadow_map_size: int = 2048
@@ -487,9 +493,10 @@ class Renderer:
         return cached[1]
 
     def _instances(self, world, highlight: Highlight, pos: np.ndarray, quat: np.ndarray,
-                   colors: np.ndarray) -> list[tuple[_InstancedMesh, int, int]]:
+                   colors: np.ndarray,
+                   tint: np.ndarray | None = None) -> list[tuple[_InstancedMesh, int, int]]:
         """Fill the instance table, sorted by kind and hull id; returns (mesh, first row, row count)
-        for each mesh to draw, and keeps the sorted row order."""
+        for each mesh to draw, and keeps the sorted row order. ``tint`` (n, 4): see ``render``."""
         d = world.data
         n = d.n
         live = np.flatnonzero(d.alive[:n])
@@ -511,6 +518,9 @@ class Renderer:
         t[:, 10] = np.where(kind == CAPSULE, params[:, 1], 0.0)
         static = d.static[order]
         t[:, 11:14] = np.where(static[:, None], np.float32(STATIC_COLOR), colors[order])
+        if tint is not None:
+            weight = np.clip(tint[order, 3:4], 0.0, 1.0)
+            t[:, 11:14] += (tint[order, 0:3] - t[:, 11:14]) * weight
         flags = np.where(static, STATIC, np.where(d.awake[order], 0, ASLEEP))
         for index, bit in ((highlight.hovered, HOVERED), (highlight.selected, SELECTED),
                            (highlight.grabbed, GRABBED)):
@@ -560,14 +570,17 @@ class Renderer:
     def render(self, world, camera: Camera, options: RenderOptions, highlight: Highlight,
                pos: np.ndarray | None = None, quat: np.ndarray | None = None,
                region: tuple[int, int, int, int] | None = None,
-               overlay: Callable[[Batch], None] | None = None) -> None:
+               overlay: Callable[[Batch], None] | None = None, tint: np.ndarray | None = None) -> None:
         """Draw ``world`` seen by ``camera`` into the current framebuffer (``width × height``).
 
         ``pos`` (n, 3) and ``quat`` (n, 4), for rows ``[:world.data.n]``, replace the bodies' stored
         centres of mass and orientations (interpolated poses between physics steps). ``region``
         ``(x, y, w, h)``, in framebuffer pixels from the bottom-left corner, limits the frame to that
         rectangle (a scissor: the projection is still the whole framebuffer's) and leaves the rest as it
-        was, so that an A/B comparison draws one world per lane; None draws everywhere."""
+        was, so that an A/B comparison draws one world per lane; None draws everywhere. ``overlay`` adds
+        to the frame's debug batch after the usual debug drawing. ``tint`` (n, 4), for rows
+        ``[:world.data.n]``, blends each body's colour towards the sRGB colour ``tint[:, :3]`` by the
+        weight ``tint[:, 3]`` in [0, 1] (0: its own colour; a flash on a collision event)."""
         start = time.perf_counter()
         options.validate()
         if region is not None:
@@ -579,10 +592,11 @@ class Renderer:
         n = d.n
         pos = d.pos[:n] if pos is None else _rows("pos", pos, n, 3)
         quat = d.quat[:n] if quat is None else _rows("quat", quat, n, 4)
+        tint = None if tint is None else _rows("tint", tint, n, 4)
         target = ctx.fbo
         # 1. the frame's data, with numpy: instance table and debug geometry
         colors = self._colors(n)
-        draws = self._instances(world, highlight, pos, quat, colors)
+        draws = self._instances(world, highlight, pos, quat, colors, tint)
         batch = self._batch
         batch.clear()
         build_debug(batch, world, options, highlight, pos, colors)
