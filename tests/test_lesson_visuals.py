@@ -260,7 +260,7 @@ def test_the_sweep_spans_v_dt_and_jumps_over_the_wall_without_ccd(app):
     jumped = None
     for _ in range(6):
         _step(app)
-        sweep = app.visuals._marks[id(app.session.world)].sweep
+        sweep = app.visuals.sweep(app.session.world)
         assert sweep.step == app.session.world.steps
         row = list(sweep.rows).index(bullet.index)
         np.testing.assert_allclose(sweep.end[row] - sweep.start[row], (60.0 * DT, 0.0, 0.0), atol=1e-9)
@@ -291,8 +291,8 @@ def test_the_lanes_keep_their_own_sweeps(app):
     fastest = app.session.bodies[4]  # 300 m/s
     for _ in range(2):
         _step(app)
-    a = app.visuals._marks[id(app.session.world)].sweep
-    b = app.visuals._marks[id(lane.world)].sweep
+    a = app.visuals.sweep(app.session.world)
+    b = app.visuals.sweep(lane.world)
     assert a.step == b.step == app.session.world.steps == 2
     ra, rb = list(a.rows).index(fastest.index), list(b.rows).index(fastest.index)
     # A (no CCD) jumps the wall in step 2; B (CCD) is caught in front of it
@@ -322,7 +322,7 @@ def test_a_ball_flashes_in_the_frame_after_its_begin_event_and_stops_later(app):
     else:
         pytest.fail("the ball never touched the ground")
     flashing = ball_colour()
-    assert np.abs(flashing - before).max() > 60  # its yellow turned white
+    assert np.abs(flashing - before).max() > 60  # its own colour turned white
     assert flashing.min() > 200
     _step(app, round(1.1 * FLASH_SECONDS / DT))  # (its next touch is half a second later)
     assert not any(ball in (e.body_a, e.body_b) for e in world.events)

@@ -329,6 +329,13 @@ class LessonVisuals:
             self.ray = CursorRay(world, origin, direction, world.raycast(origin, direction))
             self._cast_view = view
 
+    def sweep(self, world: World) -> Sweep | None:
+        """``world``'s swept volumes of its last step (None: none kept, or the world stepped or went back
+        since without them being kept)."""
+        marks = self._marks.get(id(world))
+        sweep = marks.sweep if marks is not None and marks.world is world else None
+        return sweep if sweep is not None and sweep.step == world.steps else None
+
     def render_extras(self, world: World, overlay: Callable[[Batch], None] | None = None) -> dict:
         """``Renderer.render``'s ``overlay`` (``overlay`` first, if given, then the visuals) and ``tint``
         (the flashes; None when none shows) for drawing ``world``."""
@@ -349,13 +356,13 @@ class LessonVisuals:
             if overlay is not None:
                 overlay(batch)
             try:
-                self._draw_scene(batch, world, marks, ring)
+                self._draw_scene(batch, world, ring)
             except Exception as exc:  # noqa: BLE001 - the scene is drawn without them, the error shown
                 self.ctx.session.report(N_("drawing the lesson visuals"), exc)
 
         return {"overlay": draw, "tint": tint}
 
-    def _draw_scene(self, batch: Batch, world: World, marks: _Marks | None, ring: np.ndarray | None) -> None:
+    def _draw_scene(self, batch: Batch, world: World, ring: np.ndarray | None) -> None:
         options, eye = self.ctx.options, self.ctx.camera.eye
         ray = self.ray
         if options.cursor_ray and ray is not None and ray.world is world:
@@ -365,8 +372,8 @@ class LessonVisuals:
                 batch.lines(ray.origin, ray.end, RAY_COLOR, 2.5)
                 batch.arrows(ray.end, np.asarray(ray.hit.normal) * RAY_NORMAL_LENGTH, RAY_NORMAL_COLOR, 3.0)
                 batch.points(ray.end, HIT_COLOR, 10.0)
-        sweep = marks.sweep if marks is not None else None
-        if options.sweeps and sweep is not None and sweep.step == world.steps and len(sweep.rows):
+        sweep = self.sweep(world)
+        if options.sweeps and sweep is not None and len(sweep.rows):
             batch.lines(*sweep_band(sweep, eye, SWEEP_FILL), SWEEP_FILL_COLOR, 2.0)
             batch.lines(*sweep_band(sweep, eye, (-1.0, 1.0)), SWEEP_COLOR, 2.0)
             batch.lines(*facing_circles(sweep.start, sweep.radius, eye), SWEEP_START_COLOR, 2.0)
