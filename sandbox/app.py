@@ -333,6 +333,12 @@ class App:
             ui.show_panel = not ui.show_panel
         elif symbol == key.L:
             self.panel.lesson.toggle()
+        elif symbol == key.T:
+            self.panel.timeline.toggle()
+        elif symbol == key.LEFT:
+            session.timeline.step_back()
+        elif symbol == key.RIGHT:
+            session.single_step()
 
     # --- the frame ------------------------------------------------------------------------------------
     def frame(self, frame_seconds: float) -> None:
@@ -348,7 +354,7 @@ class App:
         try:
             pos, quat = session.sim.interpolated()
             self.renderer.render(session.world, ui.camera, ui.options, self.interaction.highlight(),
-                                 pos=pos, quat=quat)
+                                 pos=pos, quat=quat, ghosts=session.timeline.ghosts(session.sim.alpha))
         except Exception as exc:  # noqa: BLE001
             session.report("drawing the scene", exc)
         ui.stats.render_ms = self.renderer.last_ms
@@ -384,6 +390,7 @@ class App:
         """Advance the clock by ``seconds`` of wall-clock time; a failing step pauses and is shown."""
         try:
             self.session.sim.advance(seconds)
+            self.session.timeline.tick(seconds)  # backward play, while the clock is paused
         except Exception as exc:  # noqa: BLE001 - keep the app alive and the world inspectable
             self.session.sim.paused = True
             self.session.report("stepping the world (paused)", exc)

@@ -30,6 +30,7 @@ from .engine.validate import positive_float
 from .lessons import LESSONS_BY_NAME, Lesson
 from .scene_file import load_scene_file, save_scene_file
 from .scenes import SCENES
+from .timeline import Timeline
 
 SCENE_FOLDER = Path(__file__).resolve().parent.parent / "assets" / "scenes"
 """The scene files that come with the sandbox; the panel lists them beside the built-in scenes."""
@@ -81,6 +82,9 @@ class Simulation:
         self.real_rate: float | None = None
         self._cap_loss = 0.0  # smoothed fraction of wall time the step cap dropped
         self._long_loss = 0.0  # smoothed fraction of wall time the frame-length cap dropped
+        self.recorder = None
+        """Told of every step, before and after it (``before_step(sim)``, ``after_step(sim)``): the
+        session's ``Timeline``."""
         self.sync()
 
     def sync(self) -> None:
@@ -93,9 +97,13 @@ class Simulation:
     def step(self) -> None:
         """Advance the world by exactly one step of ``dt``, keeping the state before it."""
         self.sync()
+        if self.recorder is not None:
+            self.recorder.before_step(self)
         self.world.step(self.dt)
         self.time += self.dt
         self.steps += 1
+        if self.recorder is not None:
+            self.recorder.after_step(self)
 
     def advance(self, real_seconds: float) -> int:
         """Account ``real_seconds`` of wall-clock time and take the whole steps it pays for (at most
@@ -264,6 +272,7 @@ class Session:
         self.check = LessonCheck()
         self._builder: Callable[[World], object] | None = None
         self._changed: dict[str, object] = {}
+        self.timeline = Timeline(self)
 
     @property
     def world(self) -> World:
@@ -321,6 +330,7 @@ class Session:
         sim.time_scale, sim.paused = old.time_scale, old.paused
         self.sim = sim
         self.scene_name, self._builder, self._changed = name, builder, dict(changed)
+        self.timeline.attach()
 
     def set_setting(self, name: str, value: object) -> None:
         """Set the world setting ``name`` (a ``World`` attribute such as "gravity", "substeps",
@@ -399,6 +409,8 @@ class Session:
     def resting(self) -> bool:
         """Whether the picture can only change through input: paused, or every dynamic body asleep and
         nothing grabbed."""
+        if self.timeline.playing_back:
+            return False
         if self.sim.paused:
             return True
         d = self.world.data

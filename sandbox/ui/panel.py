@@ -21,8 +21,10 @@ from ..scenes import SCENES
 from ..session import MAX_FRAME_SECONDS, Simulation, scene_files
 from . import spawn
 from .context import PANEL_WIDTH, UiContext
+from .event_log import EventLogWindow
 from .interaction import Interaction
 from .lesson import LessonWindow, draw_plates, view_span, visible_labels
+from .timeline_window import TimelineWindow
 
 HISTORY = 240
 DEBUG_TOGGLES = (("shadows", "Shadows"), ("grid", "Ground grid"), ("outlines", "Selection outlines"),
@@ -61,6 +63,8 @@ HELP = (
     ("Esc", "let go, deselect"),
     ("H", "hide / show the panel"),
     ("L", "hide / show the Lesson window"),
+    ("T", "hide / show the timeline"),
+    ("Left / Right arrow", "step back / forward through the timeline (pauses)"),
     ("Ctrl + Q", "quit"),
 )
 
@@ -118,6 +122,8 @@ class Panel:
         self.stage_ms = np.zeros((len(STAGES), HISTORY), np.float32)  # per stage, per frame
         self._saved_gravity = np.array([0.0, -9.81, 0.0])
         self.lesson = LessonWindow(ctx)
+        self.event_log = EventLogWindow(ctx)
+        self.timeline = TimelineWindow(ctx, self.event_log)
         self.overflow = 0.0
         """How far (pixels) the panel's open sections reach below its window last frame (0: they fit)."""
         self._files = {path.name: path for path in scene_files()}
@@ -132,6 +138,8 @@ class Panel:
         self._overlay()
         self._tooltip()
         self.lesson.draw()
+        self.timeline.draw()
+        self.event_log.draw()
         if self.ctx.options.broadphase:
             self._guarded("the broad-phase caption", self._broadphase_caption)
         if self.ctx.show_panel:
@@ -263,6 +271,7 @@ class Panel:
             ctx.reset()
         imgui.text_colored(DIM, f"t = {sim.time:.2f} s   {sim.steps} steps   "
                                 f"{sim.steps_last_frame} this frame")
+        self.timeline.panel_toggles()
         if sim.real_rate is not None and not sim.paused:
             imgui.text_colored(YELLOW if sim.behind else DIM,
                                f"running at {sim.real_rate:.2f}× real time (set {sim.time_scale:g}×)")
