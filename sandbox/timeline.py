@@ -14,16 +14,16 @@ What it keeps, and what that costs:
   that a run the user abandons can still be drawn as ghosts. Poses that did not change from one step to
   the next (sleeping bodies) share their arrays.
 - **The log**: the collision begin and end events of each recorded step (at most ``max_log`` of them),
-  and the impacts, which the timeline marks: the contacts struck at least as fast as the world's
-  restitution threshold, as the restitution ledger (``sandbox/ledger.py``) finds them, which reads the
-  approach speed at the moment of contact (a begin event's own impulse can be a speculative contact's
-  small first push, and a tipping box strikes again with a contact that had already begun).
+  and the impacts, which the timeline marks: the begins whose bodies met at least as fast as the world's
+  restitution threshold (``approach_speeds``: the speed at the moment of contact, as the restitution
+  ledger ``sandbox/ledger.py`` reads it, for the begun pairs only; the begin's own impulse would not do,
+  as a speculative contact's first push can be small whatever the speed).
 
-Measured on the 2-core development machine, 60 s at 60 Hz: the showcase scene (46 bodies) keeps about
-6 MB of keyframes and 3 MB of poses, the pyramid (211 boxes, every box moving) about 40 MB and 18 MB;
-sleeping bodies cost nearly nothing. Recording adds one snapshot per ``KEYFRAME_EVERY`` steps (0.2 to
-0.3 ms for those scenes) and, per step, a copy of the poses and a comparison of the bodies' state (tens
-of microseconds).
+Measured on the 2-core development machine, 60 s at 60 Hz: the showcase scene (46 bodies) keeps 4.1 MiB of
+keyframes and 4.4 MiB of poses, the 1000-body pile 101 and 96 MiB; sleeping bodies cost nearly nothing
+(the pyramid, asleep after a few seconds, 0.8 MiB in all). Recording takes 0.2 ms of CPU a step for the
+showcase (whose step takes 0.6 ms) and 1.3 ms for the pile (7.4 ms): two fingerprints, the poses, the
+events, and a snapshot every ``KEYFRAME_EVERY`` steps.
 
 **Branches.** A change made while the cursor is at a past step (a setting through the panel, a body's
 velocity or restitution, a spawn, a delete, a grab) starts a new run from that step: the recorded
@@ -51,7 +51,6 @@ import bisect
 import math
 import operator
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -60,7 +59,6 @@ from .engine import World
 from .engine.bodies import STATE_FIELDS
 from .engine.settings import SETTINGS
 from .engine.snapshot import History, Snapshot
-from .ledger import RestitutionLedger
 
 if TYPE_CHECKING:
     from .session import Session, Simulation
@@ -75,11 +73,10 @@ adds one): beyond, the oldest go, so that the memory check's walk over them stay
 MEMORY_BUDGET = 256 * 2**20
 """Bytes the keyframes and the poses may take together; beyond it the oldest are dropped."""
 SEGMENT_CACHE_BYTES = 64 * 2**20
-"""A seek keeps the snapshots of the steps it replays (one keyframe interval) while they take at most
-this much, so that stepping and playing backwards through that interval is a restore each, not a replay."""
+"""A seek keeps the snapshots of the steps it replays (within one keyframe interval), so that stepping
+and playing backwards through that interval is a restore each, not a replay; where every step's would
+take more than this, every second (third, ...) step's: a restore and a step or two."""
 MAX_LOG = 5000
-LEDGER_ROWS = 256
-"""The impact ledger is started afresh after this many rows (the timeline keeps its own list of them)."""
 
 
 class Poses(NamedTuple):
@@ -93,13 +90,12 @@ class Poses(NamedTuple):
     dynamic: np.ndarray
 
 
-@dataclass(frozen=True)
-class LogEntry:
+class LogEntry(NamedTuple):
     """One collision event of the log: at step ``step`` (world time ``time``, s) the pair ``row_a``,
     ``row_b`` (with their generations: the bodies as they were then) began or ended touching
-    (``kind``); a begin has the normal ``impulse`` of its first step (N·s) and, when the pair struck in
-    that step at least as fast as the world's restitution threshold, its approach speed
-    ``impact_speed`` (m/s, from the restitution ledger, ``sandbox/ledger.py``)."""
+    (``kind``); a begin has the normal ``impulse`` of its first step (N·s) and, when the bodies met at
+    least as fast as the world's restitution threshold, their approach speed ``impact_speed`` (m/s,
+    ``approach_speeds``)."""
 
     step: int
     time: float
@@ -124,9 +120,9 @@ class LogEntry:
 class RingHistory(History):
     """A ``History`` that can forget its oldest steps (the ring: ``forget_before``) and whose ``seek``
     keeps the snapshots of the steps it replays, so that a second seek into the same keyframe interval
-    (stepping or playing backwards) restores one instead of replaying (while they fit in
-    ``SEGMENT_CACHE_BYTES``). It reads ``History``'s lists: the keyframes' steps ``_at`` and snapshots
-    ``_keyframes``, the ``_dts`` from step ``_first`` on."""
+    (stepping or playing backwards) restores one instead of replaying (``SEGMENT_CACHE_BYTES``). It
+    reads ``History``'s lists: the keyframes' steps ``_at`` and snapshots ``_keyframes``, the ``_dts``
+    from step ``_first`` on."""
 
     def __init__(self, world: World, every: int = KEYFRAME_EVERY, max_keyframes: int = 1000) -> None:
         self._cache: dict[int, Snapshot] = {}  # set before History's __init__, which calls mark
@@ -188,13 +184,14 @@ class RingHistory(History):
         else:
             snap = self._cache[start]
         world.restore(snap)
-        keep = snap.nbytes() * self.every <= SEGMENT_CACHE_BYTES
+        # every step's snapshot while the interval's fit in the cache's bytes, else every stride-th
+        stride = max(1, math.ceil(snap.nbytes() * self.every / SEGMENT_CACHE_BYTES))
         callbacks = world._begin_callbacks, world._end_callbacks
         world._begin_callbacks, world._end_callbacks = [], []  # they ran the first time
         try:
             for s in range(start, step):
                 world.step(self._dts[s - self._first])
-                if keep:
+                if (s + 1 - base) % stride == 0:
                     self._cache[s + 1] = world.snapshot()
         finally:
             world._begin_callbacks, world._end_callbacks = callbacks
@@ -237,6 +234,52 @@ def poses_of(world: World, previous: Poses | None = None) -> Poses:
                  _shared(d.quat[:n].astype(np.float32), p.quat if still else None),
                  _shared(d.generation[:n].copy(), p.generation if p else None),
                  _shared(dynamic, p.dynamic if p else None))
+
+
+def _cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Row-wise u × v of (k, 3) arrays (``np.cross`` costs several times more on short arrays)."""
+    return np.stack([u[:, 1] * v[:, 2] - u[:, 2] * v[:, 1], u[:, 2] * v[:, 0] - u[:, 0] * v[:, 2],
+                     u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]], axis=1)
+
+
+def approach_speeds(world: World, dt: float, before: tuple[np.ndarray, np.ndarray, np.ndarray],
+                    a: np.ndarray, b: np.ndarray, point: np.ndarray, normal: np.ndarray) -> np.ndarray:
+    """The speed (m/s) at which each pair of bodies ``a[k]``, ``b[k]`` (rows) that began touching in the
+    step of ``dt`` seconds that ``world`` has just taken met, at the world point ``point[k]`` along
+    ``normal[k]`` (A to B), from the state before the step, ``before`` = (centres of mass, velocities,
+    angular velocities of the rows then). The relative normal velocity of the two material points at
+    the start of the step,
+
+        vₙ₀ = ((v_b + ω_b × r_b) − (v_a + ω_a × r_a)) · n,
+
+    is carried forward to the moment of contact by the bodies' relative gravitational acceleration aₙ:
+    the gap s₀ of the pair's manifold (from the start of the step) closes after t ≈ s₀ / (−vₙ₀), at most
+    ``dt``, and the approach speed is −(vₙ₀ + aₙ·t), zero for bodies not closing. It is the restitution
+    ledger's reading (``sandbox/ledger.py``, which also solves the quadratic and tracks what follows)
+    for the begun pairs only, so that the steps without a begin cost nothing."""
+    pos0, vel0, w0 = before
+    d, c = world.data, world.contacts
+    # (ω × r)·n = ω·(r × n): one cross product per body
+    vn0 = ((vel0[b] - vel0[a]) * normal).sum(axis=1)
+    vn0 += (w0[b] * _cross(point - pos0[b], normal)).sum(axis=1)
+    vn0 -= (w0[a] * _cross(point - pos0[a], normal)).sum(axis=1)
+    g = world.gravity @ normal.T  # (k,): gravity along each normal
+    an = g * (np.where(d.static[b], 0.0, d.gravity_scale[b]) - np.where(d.static[a], 0.0, d.gravity_scale[a]))
+    n = d.n
+    # each pair's manifold (the events name A and B as it does): its deepest point, negative for a gap
+    m = c.count
+    gap = np.zeros(len(a))
+    if m:
+        keys = c.body_a[:m] * n + c.body_b[:m]
+        order = np.argsort(keys)
+        want = a * n + b
+        at = np.minimum(np.searchsorted(keys[order], want), m - 1)
+        found = keys[order][at] == want
+        rows = order[at][found]
+        live = np.arange(c.depth.shape[1])[None, :] < c.npoints[rows, None]
+        gap[found] = np.maximum(-np.where(live, c.depth[rows], -np.inf).max(axis=1), 0.0)
+    t = np.minimum(gap / np.maximum(-vn0, 1e-9), dt)
+    return np.maximum(-(vn0 + an * t), 0.0)
 
 
 def blend_poses(a: Poses, b: Poses, alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -378,7 +421,7 @@ class Timeline:
         self.memory_limited = False
         self._replaying = False
         self._back = 0.0
-        self._ledger = RestitutionLedger(world)
+        self._before: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._fingerprint = fingerprint(world)
 
     @property
@@ -419,8 +462,9 @@ class Timeline:
                 if keyframe is not None:
                     sim.world.restore(keyframe)
                 self._replaying = True
-        if not self._replaying:
-            self._ledger.before_step()
+        if not self._replaying:  # the state the impacts' approach speeds are read from
+            d = sim.world.data
+            self._before = (d.pos[: d.n].copy(), d.vel[: d.n].copy(), d.angvel[: d.n].copy())
 
     def after_step(self, sim: Simulation) -> None:
         """Called by ``Simulation.step`` after the world stepped: record the step (unless it replayed
@@ -430,7 +474,7 @@ class Timeline:
         if not self._replaying:
             self.history.record(world, sim.dt)
             self._run.put(world.steps, poses_of(world, self._run.at(world.steps - 1)))
-            self._log_events(world, self._ledger.after_step())
+            self._log_events(world, sim.dt)
             self._trim(check_budget=world.steps % self.every == 0)
         self._replaying = False
         self._fingerprint = fingerprint(world)
@@ -466,21 +510,37 @@ class Timeline:
         self._run.put(step, poses_of(world, self._run.at(step - 1)))
         self._fingerprint = fingerprint(world)
 
-    def _log_events(self, world: World, impacts: list) -> None:
-        """Log the step's collision events, each begin with the approach speed of the pair's impact in
-        that step (if it had one), and keep the step's ``impacts`` (the ledger's rows)."""
+    def _log_events(self, world: World, dt: float) -> None:
+        """Log the step's collision events (in ``World.events``' order), the begins with their approach
+        speed when it makes them impacts (at least the world's restitution threshold), and keep the
+        impacts. The events are read in bulk from the arrays the engine decoded them into
+        (``World._emit_events``): ``World.events`` makes a Python object per event, some 14 µs each,
+        which a pile's hundreds of events per step would turn into milliseconds."""
+        removed = world._removed_ends
+        ba, bb, ga, gb, points, normals, impulses = world._begin_data
+        ea, eb, gea, geb = world._end_data
+        if not (removed or len(ba) or len(ea)):
+            return
         step, t = world.steps, world.time
-        speeds = {}
-        for i in impacts:
-            self.impacts.append((i.step, i.body_a, i.body_b, i.approach_speed))
-            speeds[min(i.body_a, i.body_b), max(i.body_a, i.body_b)] = i.approach_speed
-        for e in world.events:
-            a, b = e.body_a, e.body_b
-            speed = speeds.get((min(a.index, b.index), max(a.index, b.index))) if e.kind == "begin" else None
-            self.log.append(LogEntry(step, t, e.kind, a.index, a.generation, b.index, b.generation, e.impulse,
-                                     speed))
-        if len(self._ledger.impacts) > LEDGER_ROWS:  # its rows are copied here: keep it short
-            self._ledger = RestitutionLedger(world)
+        speeds = np.zeros(len(ba))
+        n0 = len(self._before[0]) if self._before is not None else 0
+        known = (ba < n0) & (bb < n0)  # (a body added since the step began has no state before it)
+        if known.any():
+            speeds[known] = approach_speeds(world, dt, self._before, ba[known], bb[known], points[known],
+                                            normals[known])
+        speeds = np.where(speeds >= float(world.restitution_threshold), speeds, np.nan)
+        log = self.log
+        for e in removed:
+            log.append(LogEntry(step, t, "end", e.body_a.index, e.body_a.generation, e.body_b.index,
+                                e.body_b.generation))
+        for a, b, g1, g2, j, v in zip(ba.tolist(), bb.tolist(), ga.tolist(), gb.tolist(), impulses.tolist(),
+                                      speeds.tolist(), strict=True):
+            impact = None if math.isnan(v) else v
+            log.append(LogEntry(step, t, "begin", a, g1, b, g2, j, impact))
+            if impact is not None:
+                self.impacts.append((step, a, b, impact))
+        for a, b, g1, g2 in zip(ea.tolist(), eb.tolist(), gea.tolist(), geb.tolist(), strict=True):
+            log.append(LogEntry(step, t, "end", a, g1, b, g2))
 
     def _trim(self, check_budget: bool) -> None:
         """Forget the steps older than ``seconds`` before the last one, and, with ``check_budget``, the
@@ -520,7 +580,6 @@ class Timeline:
         sim.sync()
         self._cursor = world.steps
         self._fingerprint = fingerprint(world)
-        self._ledger = RestitutionLedger(world)  # its impacts in progress belong to the state left behind
         # the mouse's grab belongs to the state left behind; the selection may name a body not yet made
         self.session.grab = None
         self.session.forget_removed()

@@ -14,7 +14,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from sandbox.engine import Box, Sphere
+from sandbox.engine import Body, Box, Sphere
 from sandbox.session import Session
 from sandbox.timeline import KEYFRAME_EVERY, Timeline, fingerprint
 
@@ -543,3 +543,41 @@ def test_the_pose_bytes_are_counted_as_the_arrays_are_shared():
     for step in (10, 11, 150, 199, 201):
         r.forget_before(step)
         assert r.nbytes == distinct(r)
+
+
+def test_every_string_of_the_windows_has_its_portuguese_translation():
+    """The strings the timeline strip and the event log show (``_("…")``), and their Help lines, are in
+    ``timeline.po`` with the same placeholders."""
+    import re
+    from pathlib import Path
+
+    from sandbox.i18n import LOCALE_DIR, read_po
+
+    root = Path(__file__).resolve().parents[1] / "sandbox" / "ui"
+    source = "".join((root / name).read_text(encoding="utf-8")
+                     for name in ("timeline_window.py", "event_log.py"))
+    shown = set(re.findall(r'_\("([^"]*)"\)', source))
+    shown |= {"hide / show the timeline", "Left / Right arrow",
+              "step back / forward through the timeline (pauses)"}
+    catalogue = read_po(LOCALE_DIR / "pt_BR" / "LC_MESSAGES" / "timeline.po")
+    assert shown <= set(catalogue), shown - set(catalogue)
+    for english, portuguese in catalogue.items():
+        assert sorted(re.findall(r"\{[^}]*\}|%d", english)) == sorted(re.findall(r"\{[^}]*\}|%d", portuguese))
+
+
+def test_the_log_holds_the_worlds_events_step_by_step():
+    """The log (read in bulk from the engine's event arrays) holds ``World.events`` of every recorded
+    step, in order, also the ends of a body removed while touching."""
+    s = session_with("showcase")
+    expected = []
+    for k in range(200):
+        if k == 120:  # a body in contact goes: its contacts end with the next step
+            touching = [pair for pair, seq in pairs_alternate(s.timeline.log).items() if seq[-1] == "begin"]
+            body = next(Body(s.world, row, gen) for pair in touching for row, gen in pair
+                        if not Body(s.world, row, gen).static)
+            s.world.remove_body(body)
+        s.sim.step()
+        expected += [(s.world.steps, e.kind, e.body_a.index, e.body_a.generation, e.body_b.index,
+                      e.body_b.generation) for e in s.world.events]
+    got = [(e.step, e.kind, e.row_a, e.gen_a, e.row_b, e.gen_b) for e in s.timeline.log]
+    assert got == expected and any(step == 121 and kind == "end" for step, kind, *_ in got)

@@ -1,7 +1,9 @@
 """The event log: the collision begin and end events of the session's run (``Timeline.log``), newest first,
-in a table of time, step, event, bodies and the impulse of a begin, impacts in amber. "Selected body
+in a table of time, step, event, bodies, the impulse of a begin and, for an impact, the speed the bodies
+met at (in amber). "Selected body
 only" keeps the rows of the selected body. Clicking a row goes to its step on the timeline (the world
-becomes what it was then) and selects the dynamic body of the pair.
+becomes what it was then) and selects the dynamic body of the pair; the rows of the cursor's step are
+highlighted, and the table scrolls to them whenever the cursor moves.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from .lesson import view_span
 DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
 GREEN = imgui.ImVec4(0.45, 0.90, 0.45, 1.0)
 AMBER = imgui.ImVec4(1.0, 0.78, 0.25, 1.0)
-SIZE = (500.0, 230.0)
+SIZE = (560.0, 230.0)
 
 
 class EventLogWindow:
@@ -33,6 +35,8 @@ class EventLogWindow:
         self.rect: tuple[float, float, float, float] | None = None
         self.rows: list[tuple[LogEntry, tuple[float, float, float, float]]] = []
         self.note = ""
+        self._followed: int | None = None  # the cursor's step the table last scrolled to
+        self._clicked: LogEntry | None = None  # the row clicked last, to scroll to
 
     def toggle(self) -> None:
         """Show the window if it is hidden, hide it if it shows."""
@@ -91,19 +95,31 @@ class EventLogWindow:
             imgui.text_colored(AMBER, self.note)
         flags = (imgui.TableFlags_.row_bg | imgui.TableFlags_.borders_inner_v | imgui.TableFlags_.scroll_y
                  | imgui.TableFlags_.sizing_stretch_prop)
-        if not imgui.begin_table("events", 5, flags, imgui.ImVec2(0.0, 0.0)):
+        if not imgui.begin_table("events", 6, flags, imgui.ImVec2(0.0, 0.0)):
             return
         imgui.table_setup_scroll_freeze(0, 1)
-        for title, weight in ((_("Time (s)"), 1.0), (_("Step"), 0.8), (_("Event"), 0.8), (_("Bodies"), 1.2),
-                              (_("Impulse (N·s)"), 1.2)):
+        for title, weight in ((_("Time (s)"), 0.9), (_("Step"), 0.7), (_("Event"), 0.7), (_("Bodies"), 1.1),
+                              (_("Impulse (N·s)"), 1.2), (_("Impact (m/s)"), 1.1)):
             imgui.table_setup_column(title, imgui.TableColumnFlags_.width_stretch, weight)
         imgui.table_headers_row()
         clipper = imgui.ListClipper()
         clipper.begin(len(entries))
         cursor = timeline.cursor
+        # when the cursor moved (the timeline was scrubbed, stepped, played), show its step's rows: the
+        # newest event at or before it, in the middle of the table
+        # (or the row clicked, which may be any of its step's)
+        follow = -1
+        if cursor != self._followed and entries:
+            follow = next((k for k, e in enumerate(entries) if e.step <= cursor), len(entries) - 1)
+            if self._clicked is not None and self._clicked.step == cursor:
+                follow = next((k for k, e in enumerate(entries) if e is self._clicked), follow)
+            clipper.include_item_by_index(follow)
+        self._followed, self._clicked = cursor, None
         while clipper.step():
             for k in range(clipper.display_start, clipper.display_end):
                 self._row(k, entries[k], cursor)
+                if k == follow:
+                    imgui.set_scroll_here_y(0.5)
         clipper.end()
         imgui.end_table()
 
@@ -123,11 +139,10 @@ class EventLogWindow:
         imgui.text(f"#{e.row_a} – #{e.row_b}")
         imgui.table_next_column()
         if e.impulse is not None:
-            text = f"{e.impulse:.3g}"
-            if e.impact:
-                imgui.text_colored(AMBER, _("{j} (impact at {v:.2f} m/s)").format(j=text, v=e.impact_speed))
-            else:
-                imgui.text(text)
+            imgui.text(f"{e.impulse:.3g}")
+        imgui.table_next_column()
+        if e.impact:
+            imgui.text_colored(AMBER, f"{e.impact_speed:.2f}")
 
     def jump(self, e: LogEntry) -> None:
         """Go to ``e``'s step on the timeline (when it is still kept) and select the pair's dynamic body
@@ -135,6 +150,7 @@ class EventLogWindow:
         session = self.ctx.session
         timeline = session.timeline
         self.note = ""
+        self._clicked = e
         if timeline.first_step <= e.step <= timeline.last_step:
             timeline.pause()
             timeline.seek(e.step)
