@@ -258,7 +258,8 @@ class Session:
     ``bodies`` are the bodies the scene's builder returned (a lesson's labels and check refer to them);
     ``scene_path`` is the file a scene came from (None for a built-in scene), for the panel's Reload;
     ``lesson`` the scene's lesson (``sandbox.lessons``), if it has one, and ``check`` the state of its
-    check, which runs on a fresh copy of the scene in a background thread."""
+    check, which runs on a fresh copy of the scene in a background thread. ``timeline`` keeps the
+    steps taken (``sandbox/timeline.py``: scrub back, branch, the event log)."""
 
     def __init__(self, world: World | None = None, dt: float = DEFAULT_DT,
                  max_steps: int = MAX_STEPS_PER_FRAME) -> None:

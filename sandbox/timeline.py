@@ -580,8 +580,10 @@ class Timeline:
         sim.sync()
         self._cursor = world.steps
         self._fingerprint = fingerprint(world)
-        # the mouse's grab belongs to the state left behind; the selection may name a body not yet made
-        self.session.grab = None
+        # the mouse's grab goes with the state left behind unless this step has it too (a restore brings
+        # the same grab object back); the selection may name a body not made yet
+        if not any(g is self.session.grab for g in world.grabs):
+            self.session.grab = None
         self.session.forget_removed()
 
     def step_back(self) -> None:

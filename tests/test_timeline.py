@@ -581,3 +581,43 @@ def test_the_log_holds_the_worlds_events_step_by_step():
                       e.body_b.generation) for e in s.world.events]
     got = [(e.step, e.kind, e.row_a, e.gen_a, e.row_b, e.gen_b) for e in s.timeline.log]
     assert got == expected and any(step == 121 and kind == "end" for step, kind, *_ in got)
+
+
+def test_stepping_back_while_holding_a_body_keeps_the_grab_only_where_it_existed():
+    s = session_with("bounce")
+    tl = s.timeline
+    ball = s.bodies[-1]
+    run(s, 10)
+    grab = s.start_grab(ball, ball.center_of_mass, 500.0, 5.0, 1.0)
+    run(s, 10)
+    tl.step_back()  # step 19: the grab was made at step 10, so it is there
+    assert s.grab is grab and any(g is grab for g in s.world.grabs)
+    s.release_grab()  # letting go in the past is a change: a branch without the grab
+    assert tl.poll() and tl.divergence == 19 and not s.world.grabs
+    first = grab
+    run(s, 5)
+    grab = s.start_grab(ball, ball.center_of_mass, 500.0, 5.0, 1.0)
+    run(s, 5)
+    tl.seek(22)  # before the second grab: no grab, and the mouse holds nothing
+    assert s.grab is None and not s.world.grabs
+    tl.seek(12)  # the recorded run's first grab, which the mouse no longer holds
+    assert s.grab is None and [g is first for g in s.world.grabs] == [True]
+    run(s, 8)  # running on replays its letting go at step 19
+    assert s.world.steps == 20 and not s.world.grabs and tl.divergence == 19
+
+
+@needs_display
+@pytest.mark.parametrize(("ghosts", "message"), [
+    ((np.array([1]), np.zeros((1, 2)), np.zeros((1, 4))), "ghost pos must have shape"),
+    ((np.array([1.0]), np.zeros((1, 3)), np.zeros((1, 4))), "ghost rows must be a 1-D integer array"),
+    ((np.array([1]), np.full((1, 3), np.nan), np.zeros((1, 4))), "ghost poses must be finite"),
+    ((np.array([1]), np.zeros((1, 3))), "ghosts must be a tuple"),
+])
+def test_bad_ghosts_are_refused_before_anything_is_drawn(app, ghosts, message):
+    from sandbox.render import Highlight
+
+    app.window.switch_to()
+    with pytest.raises(ValueError, match=message):
+        app.renderer.render(app.session.world, app.ui.camera, app.ui.options, Highlight(), ghosts=ghosts)
+    app.run(frames=1)
+    assert not app.session.errors

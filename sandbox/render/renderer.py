@@ -581,6 +581,7 @@ class Renderer:
         n = d.n
         pos = d.pos[:n] if pos is None else _rows("pos", pos, n, 3)
         quat = d.quat[:n] if quat is None else _rows("quat", quat, n, 4)
+        ghosts = None if ghosts is None else _ghost_rows(world, ghosts)
         target = ctx.fbo
         # 1. the frame's data, with numpy: instance table and debug geometry
         colors = self._colors(n)
@@ -660,7 +661,7 @@ class Renderer:
         ctx.depth_func = "<="
         self._sky.render(moderngl.TRIANGLES, vertices=3)
         ctx.depth_func = "<"
-        if ghosts is not None:
+        if ghosts is not None and len(ghosts[0]):
             self._ghosts(world, ghosts, pos, quat, colors)
         self._debug(options, runs, instance_runs)
         if own:
@@ -696,23 +697,13 @@ class Renderer:
         self.ctx.cull_face = "back"
 
     def _ghosts(self, world, ghosts: tuple, pos: np.ndarray, quat: np.ndarray, colors: np.ndarray) -> None:
-        """Draw the ``ghosts`` (see ``render``) after every opaque thing: the back faces of each shape,
-        blended in ``GHOST_COLOR`` without writing depth, so that each pixel of a ghost is covered once
-        and a ghost where its body is (the runs agree) stays hidden behind the body's front faces."""
-        d = world.data
-        n = d.n
-        rows = np.asarray(ghosts[0])
-        if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
-            raise ValueError(f"ghost rows must be a 1-D integer array, got {rows.dtype} {rows.shape}")
-        ghost_pos = _rows("ghost pos", ghosts[1], len(rows), 3)
-        ghost_quat = _rows("ghost quat", ghosts[2], len(rows), 4)
-        ok = (rows >= 0) & (rows < n)
-        ok[ok] &= d.alive[rows[ok]]
-        rows, order = np.unique(rows[ok], return_index=True)
-        if not len(rows):
-            return
+        """Draw the ``ghosts`` (``render``'s, as ``_ghost_rows`` keeps them) after every opaque thing: the
+        back faces of each shape, blended in ``GHOST_COLOR`` without writing depth, so that each pixel of
+        a ghost is covered once and a ghost where its body is (the runs agree) stays hidden behind the
+        body's front faces."""
+        rows, ghost_pos, ghost_quat = ghosts
         all_pos, all_quat = np.array(pos, dtype=float), np.array(quat, dtype=float)
-        all_pos[rows], all_quat[rows] = ghost_pos[ok][order], ghost_quat[ok][order]
+        all_pos[rows], all_quat[rows] = ghost_pos, ghost_quat
         draws = self._instances(world, Highlight(), all_pos, all_quat, colors, rows)
         ctx = self.ctx
         ctx.enable(moderngl.BLEND | moderngl.CULL_FACE)
@@ -778,6 +769,25 @@ class Renderer:
         if self._shadow_size:
             self._shadow_fbo.release()
             self._shadow_tex.release()
+
+
+def _ghost_rows(world, ghosts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``render``'s ``ghosts`` checked (ValueError naming what is wrong) and kept to the rows that hold a
+    live body, each once, sorted."""
+    if not isinstance(ghosts, (tuple, list)) or len(ghosts) != 3:
+        raise ValueError("ghosts must be a tuple (rows, pos, quat)")
+    rows = np.asarray(ghosts[0])
+    if rows.ndim != 1 or (len(rows) and not np.issubdtype(rows.dtype, np.integer)):
+        raise ValueError(f"ghost rows must be a 1-D integer array, got {rows.dtype} {rows.shape}")
+    pos = _rows("ghost pos", ghosts[1], len(rows), 3)
+    quat = _rows("ghost quat", ghosts[2], len(rows), 4)
+    if not (np.all(np.isfinite(pos)) and np.all(np.isfinite(quat))):
+        raise ValueError("ghost poses must be finite")
+    d = world.data
+    ok = (rows >= 0) & (rows < d.n)
+    ok[ok] &= d.alive[rows[ok]]
+    kept, first = np.unique(rows[ok].astype(np.int64), return_index=True)
+    return kept, pos[ok][first], quat[ok][first]
 
 
 def _rows(name: str, a, n: int, width: int) -> np.ndarray:
