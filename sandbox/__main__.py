@@ -1,5 +1,6 @@
 """The command line: ``sandbox [--scene NAME_OR_FILE] [--frames N --screenshot PATH] [--width W --height H]
-[--debug-draw LIST]``.
+[--debug-draw LIST] [--lang CODE]``; ``sandbox run ...`` for headless runs (``headless.py``) and
+``sandbox warmup`` to compile the physics kernels ahead of the first launch (``warmup.py``).
 
 Arguments are checked before any window opens; a bad one prints a message and exits with status 2
 (argparse's convention). So does a machine without a display: one line that says how to run headless.
@@ -14,8 +15,10 @@ from pathlib import Path
 from typing import NoReturn
 
 from .cli_args import positive_int
-from .scene_file import SceneFileError, load_scene_file
-from .scenes import DEFAULT_SCENE, SCENES
+from .i18n import LANGUAGES, parse_language, set_language
+from .scene_file import SceneFileError
+from .scenes import DEFAULT_SCENE, SCENE_NAMES
+from .session import resolve_scene
 
 DEBUG_DRAW = ("contacts", "normals", "aabbs", "broadphase", "velocities")
 """The names ``--debug-draw`` accepts: the panel's Debug draw toggles (``RenderOptions`` fields)."""
@@ -41,6 +44,13 @@ def _debug_draw(text: str) -> tuple[str, ...]:
     return names
 
 
+def _language(text: str) -> str:
+    try:
+        return parse_language(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(LANGUAGES)}, got {text!r}") from None
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a bad argument is one line on stderr (the message and where to find the usage)
     rather than the whole usage block and the message under it."""
@@ -54,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="sandbox",
         description="An interactive 3D rigid-body physics sandbox.",
-        epilog=f"scenes: {', '.join(SCENES)}. Press the Help header in the panel for the controls.")
+        epilog=f"scenes: {', '.join(n.replace(' ', '-') for n in SCENE_NAMES)}. Press the Help header in the "
+               "panel for the controls.")
     parser.add_argument("--scene", default=DEFAULT_SCENE, metavar="NAME_OR_FILE",
                         help=f"a built-in scene name or a JSON scene file (default: {DEFAULT_SCENE})")
     parser.add_argument("--frames", type=positive_int, metavar="N",
@@ -67,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"window height (720; at most {MAX_WINDOW_SIDE})")
     parser.add_argument("--debug-draw", type=_debug_draw, default=(), metavar="LIST",
                         help=f"debug drawing to start with, comma-separated: {','.join(DEBUG_DRAW)}")
+    parser.add_argument("--lang", type=_language, default=None, metavar="CODE",
+                        help=f"the app's language: {', '.join(LANGUAGES)} (default: the SANDBOX_LANG "
+                             "variable, then the system locale; the panel's Language box switches it live)")
     return parser
 
 
@@ -90,24 +104,22 @@ def _check_screenshot(parser: argparse.ArgumentParser, path: str) -> None:
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, object]:
-    """Parse and check ``argv``; returns the arguments and the scene (a name or a loaded file's
-    builder). Exits with status 2 and a message on any bad argument."""
+    """Parse and check ``argv``; returns the arguments and the scene (a built-in scene's name, or the
+    ``SceneFile`` of a file). Exits with status 2 and a message on any bad argument."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.screenshot is not None:
         if args.frames is None:
             parser.error("--screenshot needs --frames N (which frame to capture)")
         _check_screenshot(parser, args.screenshot)
-    scene: object = args.scene
-    if args.scene not in SCENES:
-        if not (args.scene.lower().endswith(".json") or Path(args.scene).is_file()):
-            parser.error(f"unknown scene {args.scene!r}; choose one of: {', '.join(SCENES)}, "
-                         "or give a .json scene file")
-        try:
-            scene = load_scene_file(args.scene)
-        except SceneFileError as exc:
-            parser.error(f"bad scene file: {exc}")
-    return args, scene
+    try:
+        name, scene = resolve_scene(args.scene)  # a built-in name (hyphens or spaces) or a file, read now
+    except SceneFileError as exc:
+        parser.error(f"bad scene file: {exc}")
+    except ValueError:
+        names = ", ".join(n.replace(" ", "-") for n in SCENE_NAMES)
+        parser.error(f"unknown scene {args.scene!r}; choose one of: {names}, or give a .json scene file")
+    return args, (name if name in SCENE_NAMES else scene)
 
 
 def _no_display(exc: BaseException) -> bool:
@@ -128,7 +140,13 @@ def main(argv: list[str] | None = None) -> int:
         from .headless import main as run_headless
 
         return run_headless(rest[1:])
+    if rest[:1] == ["warmup"]:  # `sandbox warmup`: compile the kernels into numba's cache (see warmup.py)
+        from .warmup import main as run_warmup
+
+        return run_warmup(rest[1:])
     args, scene = parse_args(argv)
+    if args.lang is not None:
+        set_language(args.lang)
     display = f"DISPLAY={os.environ['DISPLAY']!r}" if os.environ.get("DISPLAY") else "DISPLAY is not set"
     try:
         # pyglet connects to the display while it is imported, before any window is asked for

@@ -25,15 +25,18 @@ from imgui_bundle import imgui, implot
 from imgui_bundle.python_backends.pyglet_backend import PygletProgrammablePipelineRenderer
 from pyglet.window import key
 
-from .engine import Box, Capsule, ConvexHull, Sphere, World
+from .i18n import N_, _
 from .render import Renderer, RenderOptions
 from .scenes import DEFAULT_SCENE
 from .session import DEFAULT_DT, FramePacer, SceneSource, Session
+from .ui.compare_window import render_lanes
 from .ui.context import UiContext
 from .ui.interaction import Interaction
 from .ui.panel import Panel
+from .warmup import cache_is_warm, compile_parallel, warm_up
 
 CLEAR_COLOR = (0.09, 0.10, 0.12)
+WINDOW_CAPTION = N_("sandbox — rigid-body physics")
 FONT_PATH = Path(imgui_bundle.__file__).parent / "assets" / "fonts" / "Roboto" / "Roboto-Regular.ttf"
 FALLBACK_FONTS = (Path(imgui_bundle.__file__).parent / "assets" / "fonts" / "latex" / "latinmodern-math.otf",
                   Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))
@@ -42,30 +45,10 @@ formulas have arrows (← ⇒, in imgui-bundle's own Latin Modern Math) and subs
 DejaVu Sans has where installed)."""
 
 
-def warm_up() -> float:
-    """Run every kind of pair, a raycast and a grab once on a tiny world, so that numba compiles (or
-    loads from its cache) the kernels before the first frame. Returns the seconds it took."""
-    start = time.perf_counter()
-    w = World()
-    w.add_body(Box((4.0, 0.5, 4.0)), position=(0.0, -0.5, 0.0), mass=0.0)
-    gem = ConvexHull(np.array([(0, 0.5, 0), (0.4, 0, 0), (-0.4, 0, 0.1), (0, 0, 0.4), (0, -0.4, -0.3)]))
-    shapes = (Sphere(0.3), Box((0.3, 0.3, 0.3)), Capsule(0.2, 0.3), gem)
-    for k, shape in enumerate(shapes):
-        for j in range(2):
-            w.add_body(shape, position=(0.5 * k - 0.75, 0.3 + 0.45 * j, 0.1 * j), mass=1.0)
-    body = w.bodies[-1]
-    grab = w.grab(body, body.center_of_mass)
-    for _ in range(3):
-        w.step(DEFAULT_DT)
-    w.release(grab)
-    w.raycast((0.0, 5.0, 0.0), (0.0, -1.0, 0.0))
-    return time.perf_counter() - start
-
-
 def write_png(path: str | Path, rgb: np.ndarray) -> None:
     """Write an ``(h, w, 3)`` uint8 image as an 8-bit RGB PNG (PNG spec, ISO/IEC 15948: one IHDR,
     one zlib IDAT of scanlines each led by filter byte 0, IEND)."""
-    h, w, _ = rgb.shape
+    h, w, _channels = rgb.shape
     raw = np.hstack([np.zeros((h, 1), np.uint8), np.ascontiguousarray(rgb, np.uint8).reshape(h, w * 3)])
 
     def chunk(tag: bytes, data: bytes) -> bytes:
@@ -150,7 +133,7 @@ class App:
 
     def __init__(self, scene: SceneSource = DEFAULT_SCENE, width: int = 1280, height: int = 720,
                  visible: bool = True) -> None:
-        self.window = pyglet.window.Window(width, height, caption="sandbox — rigid-body physics",
+        self.window = pyglet.window.Window(width, height, caption=_(WINDOW_CAPTION),
                                            resizable=True, visible=visible, vsync=True,
                                            config=choose_window_config(pyglet.display.get_display()
                                                                        .get_default_screen()))
@@ -188,9 +171,22 @@ class App:
 
     # --- start-up -------------------------------------------------------------------------------
     def _compile_notice(self) -> None:
-        """Say that numba is compiling (on screen and on stderr), then warm the kernels up."""
+        """Load the physics kernels; when numba's cache is cold (the first launch after an install or
+        an update), compile them in parallel helper processes (``warmup.py``) while the window says so
+        and shows how far along it is."""
+        if cache_is_warm():
+            warm_up()
+            return
         print("sandbox: compiling physics kernels (first launch only; cached afterwards)...",
               file=sys.stderr, flush=True)
+        self._draw_compile_notice("")
+        seconds = compile_parallel(lambda part, done, expected, name: self._draw_compile_notice(
+            _("{part}: {done} of about {expected} compiled ({name})").format(
+                part=_(part), done=done, expected=expected, name=name)))
+        print(f"sandbox: physics ready in {seconds:.1f} s", file=sys.stderr, flush=True)
+
+    def _draw_compile_notice(self, line: str) -> None:
+        """One frame with the compile notice in the middle of the window, and ``line`` under it."""
         self.window.dispatch_events()
         self.ctx.screen.use()
         self.ctx.clear(*CLEAR_COLOR)
@@ -201,14 +197,14 @@ class App:
         flags = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
                  | imgui.WindowFlags_.no_inputs)
         imgui.begin("##compiling", None, flags)
-        imgui.text("Compiling physics kernels…")
-        imgui.text_disabled("first launch only: numba caches them for the next time")
+        imgui.text(_("Compiling physics kernels…"))
+        imgui.text_disabled(_("first launch only: numba caches them for the next time"))
+        if line:
+            imgui.text_disabled(line)
         imgui.end()
         imgui.render()
         self.imgui.render(imgui.get_draw_data())
         self.window.flip()
-        seconds = warm_up()
-        print(f"sandbox: physics ready in {seconds:.1f} s", file=sys.stderr, flush=True)
 
     # --- geometry -------------------------------------------------------------------------------
     def window_size(self) -> tuple[int, int]:
@@ -218,7 +214,7 @@ class App:
     def over_ui(self, x: float, y: float) -> bool:
         """Whether pyglet point ``(x, y)`` is over an ImGui window drawn last frame, or ImGui is busy
         with a widget (a slider being dragged)."""
-        _, h = self.window_size()
+        _width, h = self.window_size()
         top = h - y
         if imgui.is_any_item_active():
             return True
@@ -235,30 +231,30 @@ class App:
         if self.over_ui(x, y):
             self.interaction.leave()
         else:
-            self._guard("mouse motion", self.interaction.on_mouse_motion, x, y)
+            self._guard(N_("mouse motion"), self.interaction.on_mouse_motion, x, y)
 
     def on_mouse_press(self, x, y, button, modifiers):
         self._input()
         self.imgui.on_mouse_motion(x, y, 0, 0)
         self.imgui.on_mouse_press(x, y, button, modifiers)
-        if not self.over_ui(x, y):
-            self._guard("mouse press", self.interaction.on_mouse_press, x, y, button, modifiers)
+        if not self.over_ui(x, y) and not self.panel.stepper.click(x, y, button, modifiers):
+            self._guard(N_("mouse press"), self.interaction.on_mouse_press, x, y, button, modifiers)
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
         self._input()
         self.imgui.on_mouse_motion(x, y, dx, dy)
-        self._guard("mouse drag", self.interaction.on_mouse_drag, x, y, dx, dy, buttons, modifiers)
+        self._guard(N_("mouse drag"), self.interaction.on_mouse_drag, x, y, dx, dy, buttons, modifiers)
 
     def on_mouse_release(self, x, y, button, modifiers):
         self._input()
         self.imgui.on_mouse_release(x, y, button, modifiers)
-        self._guard("mouse release", self.interaction.on_mouse_release, x, y, button, modifiers)
+        self._guard(N_("mouse release"), self.interaction.on_mouse_release, x, y, button, modifiers)
 
     def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
         self._input()
         self.imgui.on_mouse_scroll(x, y, scroll_x, scroll_y)
         if not self.over_ui(x, y):
-            self._guard("mouse wheel", self.interaction.on_mouse_scroll, x, y, scroll_y)
+            self._guard(N_("mouse wheel"), self.interaction.on_mouse_scroll, x, y, scroll_y)
 
     def on_mouse_leave(self, x, y):
         self._input()
@@ -277,7 +273,7 @@ class App:
         self._input()
         self.imgui.on_key_press(symbol, modifiers)
         if not imgui.get_io().want_capture_keyboard:
-            self._guard("shortcut", self.shortcut, symbol, modifiers)
+            self._guard(N_("shortcut"), self.shortcut, symbol, modifiers)
         # never let pyglet's default handler close the window on Escape
         return pyglet.event.EVENT_HANDLED
 
@@ -339,6 +335,8 @@ class App:
             session.timeline.step_back()
         elif symbol == key.RIGHT:
             session.single_step()
+        elif symbol == key.S:
+            self.panel.stepper.toggle()
 
     # --- the frame ------------------------------------------------------------------------------------
     def frame(self, frame_seconds: float) -> None:
@@ -347,17 +345,26 @@ class App:
         self.frames += 1
         session, ui = self.session, self.ui
         ui.window_size = self.window_size()
+        if self.window.caption != _(WINDOW_CAPTION):  # the language was switched
+            self.window.set_caption(_(WINDOW_CAPTION))
         self._advance(frame_seconds)
-        self._guard("mouse update", self.interaction.update)
+        self._guard(N_("mouse update"), self.interaction.update)
         self.ctx.screen.use()
         self.ctx.clear(*CLEAR_COLOR)
+        render_ms = 0.0
         try:
-            pos, quat = session.sim.interpolated()
-            self.renderer.render(session.world, ui.camera, ui.options, self.interaction.highlight(),
-                                 pos=pos, quat=quat, ghosts=session.timeline.ghosts(session.sim.alpha))
+            if session.compare is not None:  # A/B: one world per lane
+                render_ms = render_lanes(self.renderer, ui, self.interaction.highlight(),
+                                         self.window.get_framebuffer_size())
+            else:
+                pos, quat = self.panel.stepper.poses(*session.sim.interpolated())
+                self.renderer.render(session.world, ui.camera, ui.options, self.interaction.highlight(),
+                                     pos=pos, quat=quat, overlay=self.panel.stepper.overlay,
+                                     ghosts=session.timeline.ghosts(session.sim.alpha))
+                render_ms = self.renderer.last_ms
         except Exception as exc:  # noqa: BLE001
-            session.report("drawing the scene", exc)
-        ui.stats.render_ms = self.renderer.last_ms
+            session.report(N_("drawing the scene"), exc)
+        ui.stats.render_ms = render_ms
         start = time.perf_counter()
         self.ctx.screen.use()
         self._drain_gl_errors()
@@ -393,7 +400,7 @@ class App:
             self.session.timeline.tick(seconds)  # backward play, while the clock is paused
         except Exception as exc:  # noqa: BLE001 - keep the app alive and the world inspectable
             self.session.sim.paused = True
-            self.session.report("stepping the world (paused)", exc)
+            self.session.report(N_("stepping the world (paused)"), exc)
 
     def resting(self) -> bool:
         """Whether the next frame could only differ from the last through input: the session rests

@@ -33,13 +33,13 @@ from typing import IO
 
 import numpy as np
 
-from . import session
+from . import scenes, session
 from .cli_args import positive_int
 from .engine import Box, Capsule, ConvexHull, Sphere, World
 from .engine.settings import SETTINGS
 from .ledger import IMPACT_COLUMNS, RestitutionLedger
 from .scene_file import SceneFileError
-from .scenes import SCENES
+from .scenes import SCENE_NAMES
 
 PROG = "sandbox run"
 DEFAULT_DT = 1.0 / 60.0  # the app's step
@@ -88,23 +88,23 @@ def scene_title(builder: Callable) -> str:
 
 
 def list_scenes() -> list[tuple[str, str]]:
-    """(name, title) of every built-in scene, in the order of ``SCENES``."""
-    return [(scene_name(name), scene_title(builder)) for name, builder in SCENES.items()]
+    """(name, title) of every built-in scene, in the order of ``scenes.SCENES``."""
+    return [(scene_name(name), scene_title(builder)) for name, builder in scenes.SCENES.items()]
 
 
 def resolve_scene(text: str) -> tuple[str, Callable[[World], object]]:
     """The display name and builder of ``text``: a built-in scene (by its name, with hyphens or spaces) or
-    a JSON scene file (``session.resolve_scene``). RunError if it is neither or the file is malformed."""
-    by_name = {scene_name(name): name for name in SCENES}
-    key = scene_name(text)
+    a JSON scene file, looked up by ``session.resolve_scene``. RunError if it is neither or the file is
+    malformed."""
     try:
-        name, builder = session.resolve_scene(by_name.get(key, text))
+        name, builder = session.resolve_scene(text)
     except SceneFileError as exc:
         raise RunError(f"bad scene file: {exc}") from None
     except ValueError:
-        raise RunError(f"unknown scene {text!r}; choose one of {', '.join(by_name)} (see --list), "
+        names = ", ".join(scene_name(n) for n in SCENE_NAMES)
+        raise RunError(f"unknown scene {text!r}; choose one of {names} (see --list), "
                        "or give a .json scene file") from None
-    return (key if key in by_name else name), builder
+    return (scene_name(name) if name in SCENE_NAMES else name), builder
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -141,8 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a built-in scene (see --list) or a JSON scene file")
     parser.add_argument("--list", action="store_true", help="list the built-in scenes (name, tab, title)")
     parser.add_argument("--steps", type=positive_int, metavar="N", help="how many steps to run")
-    parser.add_argument("--dt", type=parse_dt, default=DEFAULT_DT, metavar="DT",
-                        help="the time step in seconds, a number or a fraction (default 1/60)")
+    parser.add_argument("--dt", type=parse_dt, metavar="DT",
+                        help="the time step in seconds, a number or a fraction (default: the scene file's, "
+                             "else 1/60)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
                         help="change a world setting (restitution_rule=min, substeps=8, gravity=0,-1.62,0, "
                              "...) or every dynamic body's restitution or friction; repeatable")
@@ -430,6 +431,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.steps is None:
             raise RunError("--steps N is required")
         args.scene_builder = resolve_scene(args.scene)
+        if args.dt is None:
+            args.dt = getattr(args.scene_builder[1], "dt", None) or DEFAULT_DT
         warm_up(args)
         streams, atomic = _open_outputs(args)
         start = time.perf_counter()

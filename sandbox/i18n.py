@@ -11,6 +11,12 @@ tables is marked with ``N_("text")`` (which returns it unchanged, for the catalo
 through ``_()`` when drawn. Formatted messages translate the pattern, then fill it:
 ``_("{n} bodies").format(n=n)``.
 
+Text made once and shown later (an error message, a lesson check's verdict, a label computed by lesson
+code) is made with ``N_("pattern {x:.2f}", x=x)``: that returns a ``Message``, a ``str`` holding the
+English text, which keeps its pattern and values so that ``_()`` can write it again in whatever language
+is current when it is shown. Its values may be ``Message`` objects themselves (translated in turn), and
+``join`` joins messages without losing that.
+
 The language at start-up is, in order: ``set_language`` (the panel's Language box or ``--lang``), the
 ``SANDBOX_LANG`` environment variable, then the system locale (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``,
 ``LANG``); anything that is not Portuguese falls back to English.
@@ -18,8 +24,9 @@ The language at start-up is, in order: ``set_language`` (the panel's Language bo
 
 from __future__ import annotations
 
-import ast
 import os
+import re
+from collections.abc import Iterable
 from pathlib import Path
 
 LOCALE_DIR = Path(__file__).parent / "locale"
@@ -30,18 +37,31 @@ LANGUAGES = {"en": "English", "pt_BR": "Português (Brasil)"}
 _catalogues: dict[str, dict[str, str]] = {}
 _current: str | None = None
 
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "a": "\a", "b": "\b", "f": "\f",
+            "v": "\v"}
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
 
 def _unquote(text: str) -> str:
-    """The value of one C-style quoted .po string literal (``"..."``), escapes resolved."""
-    text = text.strip()
-    if len(text) < 2 or text[0] != '"' or text[-1] != '"':
-        raise ValueError(f"expected a quoted string in the catalogue, got {text!r}")
-    return ast.literal_eval(text)
+    """The value of one C-style quoted .po string literal (``"..."``), its escapes (``\\n``, ``\\t``,
+    ``\\"``, ``\\\\``, ...) resolved, as GNU gettext writes them."""
+    match = _QUOTED.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(f"expected one quoted string, got {text.strip()!r}")
+
+    def unescape(m: re.Match) -> str:
+        code = m.group(1)
+        if code in _ESCAPES:
+            return _ESCAPES[code]
+        raise ValueError(f"unknown escape \\{code}")
+
+    return re.sub(r"\\(.)", unescape, match.group(1))
 
 
 def read_po(path: str | Path) -> dict[str, str]:
     """The translations of one gettext ``.po`` file as ``{msgid: msgstr}``: multi-line strings are joined,
-    the header (empty msgid), untranslated entries (empty msgstr) and fuzzy entries are left out."""
+    the header (empty msgid), untranslated entries (empty msgstr) and fuzzy entries are left out. A line
+    the reader does not understand is a ``ValueError`` that names ``file:line``."""
     entries: dict[str, str] = {}
     msgid = msgstr = None
     field = None
@@ -57,14 +77,18 @@ def read_po(path: str | Path) -> dict[str, str]:
             if not line:
                 continue
             if line.startswith("#"):
-                if line.startswith("#,") and "fuzzy" in line:
+                if line.startswith("#,") and "fuzzy" in (flag.strip() for flag in line[2:].split(",")):
                     next_fuzzy = True
                 continue
             if line.startswith("msgid "):
+                if field == "id":
+                    raise ValueError("a msgid without its msgstr before it")
                 flush()
                 msgid, msgstr, field = _unquote(line[6:]), None, "id"
                 fuzzy, next_fuzzy = next_fuzzy, False
             elif line.startswith("msgstr "):
+                if field != "id":
+                    raise ValueError("a msgstr without a msgid")
                 msgstr, field = _unquote(line[7:]), "str"
             elif line.startswith('"'):
                 if field == "id":
@@ -75,8 +99,10 @@ def read_po(path: str | Path) -> dict[str, str]:
                     raise ValueError("a string outside an entry")
             else:
                 raise ValueError(f"unknown line {line[:40]!r}")
-        except (ValueError, SyntaxError) as exc:
+        except ValueError as exc:
             raise ValueError(f"{path}:{number}: {exc}") from None
+    if field == "id":
+        raise ValueError(f"{path}: the last msgid has no msgstr")
     flush()
     return entries
 
@@ -109,6 +135,16 @@ def system_language(environ: dict[str, str] | None = None) -> str:
     return SOURCE_LANGUAGE
 
 
+def parse_language(text: str) -> str:
+    """The language code ``text`` names: a key of ``LANGUAGES``, in any letter case, with ``-`` or ``_``
+    (``pt-BR``, ``pt_br``); ValueError naming the choices otherwise."""
+    wanted = text.strip().replace("-", "_").lower()
+    for code in LANGUAGES:
+        if code.lower() == wanted:
+            return code
+    raise ValueError(f"unknown language {text!r}; expected one of {', '.join(LANGUAGES)}")
+
+
 def language() -> str:
     """The language now in use (its code, a key of ``LANGUAGES``)."""
     global _current
@@ -124,15 +160,64 @@ def set_language(code: str) -> None:
     _current = code
 
 
-def _(text: str) -> str:
-    """``text`` (an English source string) in the current language; itself when untranslated."""
-    lang = language()
-    if lang == SOURCE_LANGUAGE:
+class Message(str):
+    """The English text of ``pattern.format(*args, **values)``, as a ``str``, that keeps its pattern and
+    values so that ``translate`` can make it again in another language: the pattern through the catalogue,
+    each value that is a ``Message`` translated in turn, the rest (numbers, names) as they are. Made by
+    ``N_`` and ``join``; a pattern without values is used as it is (braces and all)."""
+
+    pattern: str
+    args: tuple
+    values: dict
+
+    def __new__(cls, pattern: str, args: tuple = (), values: dict | None = None) -> Message:
+        values = dict(values or {})
+        self = super().__new__(cls, pattern.format(*args, **values) if args or values else pattern)
+        self.pattern, self.args, self.values = str(pattern), tuple(args), values
+        return self
+
+    def __reduce__(self):
+        return Message, (self.pattern, self.args, self.values)
+
+    def translated(self, language: str) -> str:
+        """This message in ``language`` (the English text when a translated pattern does not fit its
+        values, which the catalogue test rules out)."""
+        pattern = translate(self.pattern, language)
+        if not self.args and not self.values:
+            return pattern
+        args = [translate(a, language) if isinstance(a, Message) else a for a in self.args]
+        values = {k: translate(v, language) if isinstance(v, Message) else v for k, v in self.values.items()}
+        try:
+            return pattern.format(*args, **values)
+        except (KeyError, IndexError, ValueError):
+            return str.__str__(self)
+
+
+def translate(text: str, language: str) -> str:
+    """``text`` (an English source string or a ``Message``) in ``language``; itself when untranslated."""
+    if isinstance(text, Message):
+        return str.__str__(text) if language == SOURCE_LANGUAGE else text.translated(language)
+    if language == SOURCE_LANGUAGE:
         return text
-    return catalogue(lang).get(text, text)
+    return catalogue(language).get(text, text)
 
 
-def N_(text: str) -> str:
-    """Mark ``text`` for translation without translating it now (module-level tables); pass it through
-    ``_`` where it is shown."""
-    return text
+def _(text: str) -> str:
+    """``text`` (an English source string or a ``Message``) in the current language; itself when
+    untranslated."""
+    return translate(text, language())
+
+
+def N_(text: str, /, *args: object, **values: object) -> Message:
+    """Mark ``text`` for translation without translating it now: returns it unchanged (as a ``Message``,
+    which is a ``str``), to be passed through ``_`` where it is shown. With arguments, ``text`` is a
+    ``str.format`` pattern: returns the English text it makes, which ``_`` makes again in the language
+    current when it is shown."""
+    return Message(text, args, values)
+
+
+def join(separator: str, items: Iterable[str]) -> Message:
+    """``separator.join(items)`` as a ``Message``: ``_`` translates each item that is a ``Message``."""
+    items = tuple(items)
+    escaped = separator.replace("{", "{{").replace("}", "}}")
+    return Message(escaped.join("{" + str(k) + "}" for k in range(len(items))), items)

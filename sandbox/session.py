@@ -2,9 +2,9 @@
 current scene and the settings the user changed in it, and the commands that the panel, the mouse and
 the keyboard give (load a scene, reset, pause, step, select, grab, delete, change a world setting).
 
-It imports only the engine, the scenes and the lessons: no window, no OpenGL, no ImGui, so it runs (and
-is tested) headless. The app owns the window and calls the session; the session never calls back into
-the app.
+It imports only the engine, the scenes, the scene files and the lessons: no window, no OpenGL, no ImGui,
+so it runs (and is tested) headless. The app owns the window and calls the session; the session never
+calls back into the app.
 
 The clock follows Fiedler's "Fix your timestep!" (2004): real time accumulates, the world advances in
 whole steps of ``dt`` (at most ``max_steps`` per frame, so that a slow step slows the simulation down
@@ -20,20 +20,23 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import scenes
 from .engine import Body, Grab, World
 from .engine.validate import positive_float
-from .lessons import LESSONS_BY_NAME, Lesson
-from .scene_file import load_scene_file, save_scene_file
-from .scenes import SCENES
+from .i18n import N_, join
+from .lessons import Camera, Lesson
+from .scene_file import SceneFile, load_scene_file, save_scene_file
+from .scenes import SCENE_FOLDER, built_in_name
 from .timeline import Timeline
 
-SCENE_FOLDER = Path(__file__).resolve().parent.parent / "assets" / "scenes"
-"""The scene files that come with the sandbox; the panel lists them beside the built-in scenes."""
+if TYPE_CHECKING:
+    from .compare import Comparison
 
 DEFAULT_DT = 1.0 / 60.0
 MAX_STEPS_PER_FRAME = 4
@@ -66,7 +69,10 @@ class Simulation:
     ``real_rate`` is the measured rate, simulated seconds per wall-clock second (smoothed over about
     ``RATE_SECONDS``); it equals ``time_scale`` while the machine keeps up. ``behind`` says it does not,
     and ``slowed_by`` why: "step cap" (steps per frame capped) or "long frames" (frames longer than
-    ``MAX_FRAME_SECONDS``)."""
+    ``MAX_FRAME_SECONDS``).
+
+    ``watchers`` are told of every step: ``before_step(sim)`` just before it and ``after_step(sim)`` just
+    after (the plots' recorder, an A/B comparison stepping its other worlds in lockstep)."""
 
     def __init__(self, world: World, dt: float = DEFAULT_DT, max_steps: int = MAX_STEPS_PER_FRAME) -> None:
         self.world = world
@@ -82,9 +88,7 @@ class Simulation:
         self.real_rate: float | None = None
         self._cap_loss = 0.0  # smoothed fraction of wall time the step cap dropped
         self._long_loss = 0.0  # smoothed fraction of wall time the frame-length cap dropped
-        self.recorder = None
-        """Told of every step, before and after it (``before_step(sim)``, ``after_step(sim)``): the
-        session's ``Timeline``."""
+        self.watchers: list = []
         self.sync()
 
     def sync(self) -> None:
@@ -97,13 +101,13 @@ class Simulation:
     def step(self) -> None:
         """Advance the world by exactly one step of ``dt``, keeping the state before it."""
         self.sync()
-        if self.recorder is not None:
-            self.recorder.before_step(self)
+        for watcher in self.watchers:
+            watcher.before_step(self)
         self.world.step(self.dt)
         self.time += self.dt
         self.steps += 1
-        if self.recorder is not None:
-            self.recorder.after_step(self)
+        for watcher in self.watchers:
+            watcher.after_step(self)
 
     def advance(self, real_seconds: float) -> int:
         """Account ``real_seconds`` of wall-clock time and take the whole steps it pays for (at most
@@ -228,22 +232,33 @@ class FramePacer:
 
 
 def scene_files(folder: str | Path = SCENE_FOLDER) -> list[Path]:
-    """The JSON scene files in ``folder`` (the sandbox's ``assets/scenes`` by default), sorted by name;
-    an empty list when the folder is missing."""
+    """The JSON scene files in ``folder`` (the sandbox's ``assets/scenes`` by default) that are not the
+    file of a built-in scene (those are listed by their scene's name), sorted by name; an empty list
+    when the folder is missing."""
     folder = Path(folder)
-    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+    return sorted(p for p in folder.glob("*.json") if built_in_name(p) is None) if folder.is_dir() else []
 
 
 def resolve_scene(scene: SceneSource) -> tuple[str, Callable[[World], object]]:
-    """The display name and builder of ``scene`` (a name in ``SCENES``, a JSON file path or a builder
-    ``f(world)``); ValueError for an unknown name, ``SceneFileError`` for a bad file."""
+    """The name and builder of ``scene``: the one place where a scene's name is looked up (the app, the
+    command line and ``sandbox run`` all come here).
+
+    A built-in scene is named with spaces or hyphens alike (``"bounce row"``, ``"bounce-row"``) or by the
+    path of its file, and comes back under its name in ``scenes.SCENES``, read again if its file changed
+    since it was read; any other ``.json`` path (or existing file) is loaded as a scene file, named by its
+    file name; a builder ``f(world)`` is returned as it is. ValueError for an unknown name,
+    ``SceneFileError`` (a ValueError) for a bad file."""
+    if isinstance(scene, SceneFile):
+        return built_in_name(scene.path) or scene.path.name, scene
     if callable(scene):
         return getattr(scene, "__name__", "custom"), scene
-    if scene in SCENES:
-        return scene, SCENES[scene]
-    if scene.endswith(".json") or Path(scene).is_file():
+    name = built_in_name(scene)
+    if name is not None:
+        return name, scenes.SCENES.current(name)  # read again if edited since (a teacher's change, Reload)
+    if str(scene).lower().endswith(".json") or Path(scene).is_file():
         return Path(scene).name, load_scene_file(scene)
-    raise ValueError(f"unknown scene {scene!r}: expected one of {', '.join(SCENES)} or a .json file")
+    raise ValueError(f"unknown scene {scene!r}: expected one of {', '.join(scenes.SCENE_NAMES)} "
+                     "(spaces may be written as hyphens) or a .json file")
 
 
 class Session:
@@ -256,10 +271,11 @@ class Session:
     ``set_setting`` or a lesson's preset (kept across ``reset``, forgotten by ``load_scene``).
 
     ``bodies`` are the bodies the scene's builder returned (a lesson's labels and check refer to them);
-    ``scene_path`` is the file a scene came from (None for a built-in scene), for the panel's Reload;
-    ``lesson`` the scene's lesson (``sandbox.lessons``), if it has one, and ``check`` the state of its
-    check, which runs on a fresh copy of the scene in a background thread. ``timeline`` keeps the
-    steps taken (``sandbox/timeline.py``: scrub back, branch, the event log)."""
+    ``scene_path`` is the file a scene came from, built-in scenes included (None for a Python builder),
+    for the panel's Reload; ``lesson`` the scene's lesson (its file's, ``sandbox.lessons``), if it has
+    one, and ``check`` the state of its check, which runs on a fresh copy of the scene in a background
+    thread. ``timeline`` keeps the steps taken (``sandbox/timeline.py``: scrub back, branch, the event
+    log); it is the first of the simulation's watchers."""
 
     def __init__(self, world: World | None = None, dt: float = DEFAULT_DT,
                  max_steps: int = MAX_STEPS_PER_FRAME) -> None:
@@ -271,6 +287,8 @@ class Session:
         self.bodies: list[Body] = []
         self.scene_path: str | None = None
         self.check = LessonCheck()
+        self.compare: Comparison | None = None
+        """The A/B comparison (``open_compare``): the scene in lanes side by side, or None."""
         self._builder: Callable[[World], object] | None = None
         self._changed: dict[str, object] = {}
         self.timeline = Timeline(self)
@@ -283,16 +301,20 @@ class Session:
     # --- scenes ---------------------------------------------------------------------------------
     def load_scene(self, scene: SceneSource) -> bool:
         """Build ``scene`` into a fresh world (every setting the scene does not set at the ``World``
-        default) and switch to it; the clock's settings (step, time scale, pause) carry over. On any
-        error the current world stays as it was and the error is reported; returns success."""
+        default) and switch to it; the clock's settings (time scale, pause, and the step unless the scene
+        file sets one) carry over. On any error the current world stays as it was and the error is
+        reported; returns success."""
         try:
             name, builder = resolve_scene(scene)
             world, bodies = self._build(builder, {})
         except Exception as exc:  # noqa: BLE001 - a scene is user code: any failure is shown, not fatal
-            self.report(f"loading scene {getattr(scene, '__name__', scene)!r}", exc)
+            self.report(N_("loading scene {scene!r}", scene=getattr(scene, "__name__", str(scene))), exc)
             return False
+        self.close_compare()  # its lanes were copies of the old scene
         self._switch(world, bodies, name, builder, {})
-        self.scene_path = str(scene) if isinstance(scene, (str, Path)) and name not in SCENES else None
+        self.scene_path = str(builder.path) if isinstance(builder, SceneFile) else None
+        if isinstance(builder, SceneFile) and builder.dt is not None:
+            self.sim.dt = builder.dt  # the file's time step; Reset keeps the one the user set since
         return True
 
     def reset(self) -> bool:
@@ -302,9 +324,11 @@ class Session:
         try:
             world, bodies = self._build(self._builder, self._changed)
         except Exception as exc:  # noqa: BLE001
-            self.report(f"resetting scene {self.scene_name!r}", exc)
+            self.report(N_("resetting scene {scene!r}", scene=self.scene_name), exc)
             return False
         self._switch(world, bodies, self.scene_name, self._builder, self._changed)
+        if self.compare is not None:
+            self.compare.restart(self.sim, self.bodies)  # every lane from the new start
         return True
 
     @staticmethod
@@ -329,6 +353,7 @@ class Session:
         old = self.sim
         sim = Simulation(world, old.dt, old.max_steps)
         sim.time_scale, sim.paused = old.time_scale, old.paused
+        sim.watchers = old.watchers
         self.sim = sim
         self.scene_name, self._builder, self._changed = name, builder, dict(changed)
         self.timeline.attach()
@@ -349,14 +374,53 @@ class Session:
     # --- the lesson -----------------------------------------------------------------------------
     @property
     def lesson(self) -> Lesson | None:
-        """The current scene's lesson, or None (a scene file, a custom builder, an unknown name)."""
-        return LESSONS_BY_NAME.get(self.scene_name) if self.scene_path is None else None
+        """The current scene's lesson (its file's ``lesson``), or None (a file without one, a builder)."""
+        return getattr(self._builder, "lesson", None)
+
+    @property
+    def scene_camera(self) -> Camera | None:
+        """Where the current scene's camera starts: its lesson's camera, else its file's ``camera``, else
+        None (the app frames the bodies)."""
+        lesson = self.lesson
+        return lesson.camera if lesson is not None else getattr(self._builder, "camera", None)
 
     def apply_preset(self, preset: dict) -> None:
         """Set each of a lesson preset's world settings through ``set_setting`` (validated, kept across
-        ``reset``)."""
+        ``reset``). A preset with ``"compare"`` lanes opens them side by side from the scene's start
+        instead (``open_compare``)."""
+        if "compare" in preset:
+            self.open_compare(preset["compare"], from_start=True)
+            return
         for name, value in preset["settings"].items():
             self.set_setting(name, value)
+
+    # --- A/B ------------------------------------------------------------------------------------
+    def open_compare(self, lanes: Sequence[dict] = ({"label": "", "settings": {}},
+                                                    {"label": "", "settings": {}}),
+                     from_start: bool = False) -> Comparison:
+        """Show the scene in two or three lanes that step in lockstep (``sandbox.compare``): ``lanes``
+        are dicts ``{"label": str, "settings": {world setting: value}}``. The first lane is this world,
+        given its settings through ``set_setting``; the others start as bit-identical copies of it that
+        differ in their own settings. ``from_start`` resets the scene first (a lesson's comparison),
+        else the lanes start from the current state. ValueError for a bad lane, before anything
+        changes."""
+        from .compare import Comparison, check_lanes  # here: the comparison's module imports this one
+
+        lanes = check_lanes(lanes)
+        self.close_compare()
+        for name, value in lanes[0]["settings"].items():
+            self.set_setting(name, value)
+        if from_start:
+            self.reset()
+        self.compare = Comparison(self.sim, self.bodies, lanes)
+        self.sim.watchers.append(self.compare)
+        return self.compare
+
+    def close_compare(self) -> None:
+        """Back to one world: drop the comparison's other lanes (nothing happens without one)."""
+        if self.compare is not None:
+            self.sim.watchers.remove(self.compare)
+            self.compare = None
 
     def run_check(self) -> str:
         """Run the lesson's check on a fresh copy of the scene (the settings the user changed and the
@@ -379,7 +443,7 @@ class Session:
             try:
                 check.verdict = self.run_check()
             except Exception as exc:  # noqa: BLE001 - shown as the verdict, never a traceback in the UI
-                check.verdict = f"ERROR: {type(exc).__name__}: {exc}"
+                check.verdict = N_("ERROR: {error}", error=f"{type(exc).__name__}: {exc}")
             finally:
                 check.running = False
 
@@ -387,9 +451,10 @@ class Session:
         check.thread.start()
 
     def save(self, path: str | Path) -> str:
-        """Write the world to the JSON scene file ``path``; returns a line saying what was saved."""
+        """Write the world to the JSON scene file ``path``; returns a line saying what was saved (a
+        ``Message``: the panel shows it in the current language)."""
         save_scene_file(self.world, path)
-        return f"saved {len(self.world.bodies)} bodies to {path}"
+        return N_("saved {n} bodies to {path}", n=len(self.world.bodies), path=str(path))
 
     # --- the clock --------------------------------------------------------------------------------
     def toggle_pause(self) -> None:
@@ -464,8 +529,10 @@ class Session:
 
     # --- errors ---------------------------------------------------------------------------------
     def report(self, what: str, exc: BaseException) -> None:
-        """Keep an error for the panel (the last ``MAX_ERRORS``) and print its traceback."""
-        message = f"{what}: {type(exc).__name__}: {exc}"
+        """Keep an error for the panel (the last ``MAX_ERRORS``) and print its traceback. ``what`` says
+        what was being done, best as a ``Message`` (``N_``), so that the panel can show the error in the
+        language current when it is drawn; the exception's own text stays as the engine wrote it."""
+        message = join(": ", [what, type(exc).__name__, str(exc)])
         self.errors = [*self.errors[-(MAX_ERRORS - 1):], message]
         print(f"sandbox: error while {message}", file=sys.stderr)
         traceback.print_exception(exc, file=sys.stderr)

@@ -355,7 +355,7 @@ class _Run:
 class Timeline:
     """The history of the session's simulation (see the module's docstring).
 
-    ``Session`` makes one and hands it every step (``Simulation.recorder``: ``before_step`` and
+    ``Session`` makes one and hands it every step (it is one of ``Simulation.watchers``: ``before_step`` and
     ``after_step``); ``attach`` starts it afresh on the session's current world (a scene loaded or
     reset). The cursor is the step the world is at (``cursor``, from ``first_step`` to ``last_step``);
     ``seek`` moves it, ``step_back`` and ``play_back`` go backwards (with ``tick`` each frame),
@@ -407,7 +407,8 @@ class Timeline:
     def attach(self) -> None:
         """Start a fresh history of the session's current simulation, from its world as it is now."""
         sim = self.sim
-        sim.recorder = self
+        if self not in sim.watchers:  # the first, so that it sees a step before anything else acts on it
+            sim.watchers.insert(0, self)
         world = sim.world
         self.history = RingHistory(world, self.every, MAX_KEYFRAMES)
         self._world = world

@@ -8,3 +8,7 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# the tests read the app's English text: run them in English whatever the machine's locale says
+# (tests/test_i18n.py switches languages itself)
+os.environ["SANDBOX_LANG"] = "en"

@@ -100,7 +100,7 @@ def test_inelastic_head_on_gives_common_velocity():
 
 def test_newtons_cradle_passes_the_speed_down_the_row():
     w = World()
-    balls = scenes.newtons_cradle(w)
+    balls = scenes.SCENES["cradle"](w)
     first_speed = 0.0
     last_speed = 0.0
     for _ in range(90):
@@ -173,7 +173,7 @@ def test_sphere_rolls_without_slipping():
 
 def test_tennis_racket_flip_conserves_energy_and_momentum():
     w = World()
-    b = scenes.tennis_racket(w)[0]
+    b = scenes.SCENES["tennis racket"](w)[0]
     e0 = w.kinetic_energy()
     l0 = w.angular_momentum(about=b.position)
     flipped = False
@@ -241,7 +241,7 @@ def test_deterministic_replay():
     states = []
     for _ in range(2):
         w = World()
-        scenes.showcase(w)
+        scenes.SCENES["showcase"](w)
         run(w, 1.5)
         states.append(snapshot(w))
     assert states[0] == states[1]

@@ -178,7 +178,7 @@ def test_the_scene_list_has_the_scene_files_and_a_loaded_file_keeps_its_name():
     assert session.scene_name == "example.json" and session.scene_path.endswith("example.json")
     assert session.lesson is None
     assert session.load_scene("bounce row")
-    assert session.scene_path is None and session.lesson is LESSONS_BY_NAME["bounce row"]
+    assert session.scene_path.endswith("bounce-row.json") and session.lesson is LESSONS_BY_NAME["bounce row"]
     assert len(session.bodies) == 5  # the builder's bodies, which the labels and the check use
 
 

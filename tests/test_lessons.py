@@ -145,6 +145,13 @@ def test_tunnelling_ccd_off_lets_the_fast_bullets_through():
 def test_presets_are_real_world_settings(lesson):
     assert len(lesson.presets) <= 5
     for preset in lesson.presets:
+        if "compare" in preset:  # lanes side by side: each lane's settings are real ones (test_compare.py)
+            assert set(preset) == {"label", "compare"} and preset["label"]
+            assert 2 <= len(preset["compare"]) <= 3
+            for lane in preset["compare"]:
+                w = World()
+                apply_preset(w, {"label": lane["label"], "settings": lane["settings"]})
+            continue
         assert set(preset) == {"label", "settings"} and preset["label"] and preset["settings"]
         w = World()
         apply_preset(w, preset)

@@ -20,7 +20,7 @@ STANDARD = {
     "S2 pyramid": (scenes.s2_pyramid, 60),
     "S3 spheres": (lambda w: scenes.s3_spheres(w, 1000), 100),
     "S5 bounce": (scenes.s5_bounce, 38),  # the next step is the impact
-    "showcase": (scenes.showcase, 90),
+    "showcase": (scenes.SCENES["showcase"], 90),
 }
 
 

@@ -17,7 +17,7 @@ DT = 1.0 / 60.0
 
 def settled_showcase() -> World:
     w = World()
-    scenes.showcase(w)
+    scenes.SCENES["showcase"](w)
     for _ in range(45):
         w.step(DT)
     return w

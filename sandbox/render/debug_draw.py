@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import _
+
 VERTEX_FORMAT = "3f 4f 1f"
 LINE_ATTRIBUTES = ("in_pos", "in_color")
 INSTANCE_FORMAT = "3f 3f 4f/i"
@@ -253,25 +255,27 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
 
 
 def broadphase_legend(world) -> str:
-    """One line that says what the broad-phase drawing shows for the world's current method."""
+    """One line that says what the broad-phase drawing shows for the world's current method, in the
+    current language."""
     method = world.broadphase
     if method == "sap":
         axis = AXIS_NAMES[int(world.broad.debug().get("axis", 0))]
-        return (f"Sort and sweep: each bar beside the scene is one body's interval on the {axis} axis (the "
-                f"sweep axis), in the body's colour (static bodies grey); bodies whose bars overlap become "
-                f"candidate pairs.")
+        return _("Sort and sweep: each bar beside the scene is one body's interval on the {axis} axis (the "
+                 "sweep axis), in the body's colour (static bodies grey); bodies whose bars overlap become "
+                 "candidate pairs.").format(axis=axis)
     if method == "grid":
-        return ("Uniform grid: the cyan cubes are the cells that hold at least one body's box; only bodies "
-                "sharing a cell are paired.")
+        return _("Uniform grid: the cyan cubes are the cells that hold at least one body's box; only bodies "
+                 "sharing a cell are paired.")
     if method == "octree":
-        return ("Octree: the wire boxes are the tree's nodes, red at the root to violet at the deepest "
-                "level; only bodies in the same node or its ancestors are paired.")
-    return "Brute force: every pair of boxes is tested; there is no structure to draw."
+        return _("Octree: the wire boxes are the tree's nodes, red at the root to violet at the deepest "
+                 "level; only bodies in the same node or its ancestors are paired.")
+    return _("Brute force: every pair of boxes is tested; there is no structure to draw.")
 
 
 def broadphase_caption(world) -> tuple[np.ndarray, str] | None:
     """Where to write a short caption in the view for the broad-phase drawing (a world point at the
-    start of the sort-and-sweep lanes) and its text, or None for methods whose drawing needs none."""
+    start of the sort-and-sweep lanes) and its text in the current language, or None for methods whose
+    drawing needs none."""
     if world.broadphase != "sap":
         return None
     info = world.broad.debug()
@@ -284,7 +288,7 @@ def broadphase_caption(world) -> tuple[np.ndarray, str] | None:
     point[lane_axis] = start - 0.4
     point[axis] = float(intervals[:, 0].min())
     point[1] += 0.3
-    return point, f"sort-and-sweep: intervals on the {AXIS_NAMES[axis]} axis"
+    return point, _("sort-and-sweep: intervals on the {axis} axis").format(axis=AXIS_NAMES[axis])
 
 
 def _sap_lanes(world, axis: int) -> tuple[int, float]:

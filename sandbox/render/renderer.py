@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
@@ -565,17 +566,27 @@ class Renderer:
     # --- the frame -----------------------------------------------------------------------------
     def render(self, world, camera: Camera, options: RenderOptions, highlight: Highlight,
                pos: np.ndarray | None = None, quat: np.ndarray | None = None,
+               region: tuple[int, int, int, int] | None = None,
+               overlay: Callable[[Batch], None] | None = None,
                ghosts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
         """Draw ``world`` seen by ``camera`` into the current framebuffer (``width × height``).
 
         ``pos`` (n, 3) and ``quat`` (n, 4), for rows ``[:world.data.n]``, replace the bodies' stored
-        centres of mass and orientations (interpolated poses between physics steps). ``ghosts`` =
+        centres of mass and orientations (interpolated poses between physics steps). ``region``
+        ``(x, y, w, h)``, in framebuffer pixels from the bottom-left corner, limits the frame to that
+        rectangle (a scissor: the projection is still the whole framebuffer's) and leaves the rest as it
+        was, so that an A/B comparison draws one world per lane; None draws everywhere. ``overlay`` adds
+        debug geometry to the frame's batch (the stepper's drawing). ``ghosts`` =
         ``(rows (k,), pos (k, 3), quat (k, 4))`` draws those bodies' shapes a second time at the given
         centres of mass and orientations, faint and flat (``GHOST_COLOR``), over the scene and hidden
         where a body is in front: another run's poses (the timeline's abandoned run). Rows that hold no
         live body are left out."""
         start = time.perf_counter()
         options.validate()
+        if region is not None:
+            region = tuple(int(v) for v in region)
+            if len(region) != 4 or region[2] <= 0 or region[3] <= 0:
+                raise ValueError(f"region must be (x, y, width, height) with a positive size, got {region!r}")
         ctx = self.ctx
         d = world.data
         n = d.n
@@ -589,6 +600,8 @@ class Renderer:
         batch = self._batch
         batch.clear()
         build_debug(batch, world, options, highlight, pos, colors)
+        if overlay is not None:
+            overlay(batch)
         lines, runs = batch.line_array()
         instances, instance_runs = batch.instance_array()
         prepared = time.perf_counter()
@@ -628,7 +641,8 @@ class Renderer:
         fbo = self._main_target(max(int(options.msaa), 1)) if own else target
         fbo.use()
         ctx.viewport = (0, 0, self.width, self.height)
-        fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)
+        fbo.scissor = region
+        fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0, viewport=region)
         vp = _mat(view_proj)
         shared = {"u_view_proj": vp, "u_eye": tuple(eye), "u_light_dir": tuple(LIGHT_DIR),
                   "u_light_vp": _mat(light_vp), "u_shadow_map": 0, "u_shadows": float(options.shadows),
@@ -665,13 +679,16 @@ class Renderer:
             self._ghosts(world, ghosts, pos, quat, colors)
         self._debug(options, runs, instance_runs)
         if own:
+            fbo.scissor = None
             target.use()
             ctx.viewport = (0, 0, self.width, self.height)
+            target.scissor = region
             ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
             self._color.use(location=1)
             self.resolve_prog["u_color"].value = 1
             self.resolve_prog["u_samples"].value = self._main_key[0]
             self._resolve.render(moderngl.TRIANGLES, vertices=3)
+        target.scissor = None
         ctx.enable_only(moderngl.NOTHING)
         end = time.perf_counter()
         self.timings = {"prepare": 1e3 * (prepared - start), "upload": 1e3 * (uploaded - prepared),

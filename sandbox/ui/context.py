@@ -112,12 +112,12 @@ class UiContext:
         return True
 
     def framing_camera(self, world: World) -> Camera:
-        """The scene's lesson camera when it has a lesson, else a camera that sees the world's dynamic
+        """The scene's lesson or file camera when it has one, else a camera that sees the world's dynamic
         bodies (or the origin in an empty scene); either centred in the part of the window that the
         panel and the Lesson window leave free."""
-        lesson = self.session.lesson
-        if lesson is not None:
-            return self._lesson_camera(world, lesson)
+        start = self.session.scene_camera
+        if start is not None:
+            return self._lesson_camera(world, start)
         d = world.data
         live = d.alive[: d.n] & ~d.static[: d.n]
         if not live.any():
@@ -129,13 +129,13 @@ class UiContext:
         centre[1] = max(0.85 * centre[1], 0.5)
         return self._centred(Camera(target=centre, distance=min(max(2.6 * radius + 3.0, 8.0), 150.0)))
 
-    def _lesson_camera(self, world: World, lesson) -> Camera:
-        """The lesson's camera (``Lesson.camera.orbit()``), centred in the free part of the window and,
+    def _lesson_camera(self, world: World, start) -> Camera:
+        """The scene's camera ``start`` (``lessons.Camera``), centred in the free part of the window and,
         where that part is narrower than the whole window the lesson's view was chosen for, moved back
         along its line of sight just far enough that the dynamic bodies fit in it (in steps of 10 %, at
         most 2× the lesson's distance: farther, the labels crowd together). The labels are not fitted:
         they are wide and often placed for the whole window."""
-        view = lesson.camera.orbit()
+        view = start.orbit()
         d = world.data
         live = d.alive[: d.n] & ~d.static[: d.n]
         pos, rad = d.pos[: d.n][live], d.radius[: d.n][live]

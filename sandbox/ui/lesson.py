@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
+from ..i18n import N_, _
 from .context import LESSON_WIDTH, PANEL_WIDTH, UiContext
 
 DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
@@ -34,8 +35,8 @@ TOP = 96.0
 
 def visible_labels(ctx: UiContext, labels) -> list[tuple[float, float, str]]:
     """The ``labels`` (``sandbox.lessons.Label``) in front of the camera, as window points (top-left
-    origin) with their text; labels behind the eye (or nearer than the near plane) are left out, since
-    a projection would mirror them onto the screen."""
+    origin) with their text in the current language; labels behind the eye (or nearer than the near
+    plane) are left out, since a projection would mirror them onto the screen."""
     cam = ctx.camera
     w, h = ctx.window_size
     eye, forward = cam.eye, cam.forward
@@ -45,7 +46,7 @@ def visible_labels(ctx: UiContext, labels) -> list[tuple[float, float, str]]:
         if not np.all(np.isfinite(p)) or float(np.dot(p - eye, forward)) <= cam.near:
             continue
         x, y = cam.project(p, w, h)
-        out.append((x, y, label.text))
+        out.append((x, y, _(label.text)))
     return out
 
 
@@ -72,7 +73,7 @@ def place_plates(items: list[tuple[float, float, str]], span: tuple[float, float
         moved = True
         while moved:
             moved = False
-            for a0, b0, a1, b1, _ in placed:
+            for a0, b0, a1, b1, _text in placed:
                 if x0 < a1 and a0 < x1 and y0 < b1 and b0 < y1:
                     y0, y1, moved = b1 + 1.0, b1 + 1.0 + 2.0 * hh, True
         placed.append((x0, y0, x1, y1, text))
@@ -87,7 +88,7 @@ def draw_plates(items: list[tuple[float, float, str]], border: int = LABEL_BORDE
     Returns the plates' centres."""
     draw = imgui.get_background_draw_list()
     centres = []
-    for (x0, y0, x1, y1, text), (x, y, _) in zip(place_plates(items, span),
+    for (x0, y0, x1, y1, text), (x, y, _text) in zip(place_plates(items, span),
                                                  sorted(items, key=lambda i: i[1]), strict=True):
         if not (y0 <= y <= y1 and x0 <= x <= x1):  # moved: a leader from the label's point to its plate
             draw.add_line(imgui.ImVec2(x, y), imgui.ImVec2(0.5 * (x0 + x1), y0), border, 1.0)
@@ -101,7 +102,8 @@ def draw_plates(items: list[tuple[float, float, str]], border: int = LABEL_BORDE
 class LessonWindow:
     """The Lesson window over one ``UiContext``; ``draw()`` once per frame inside the ImGui frame.
 
-    After each frame ``shown_title`` is the lesson title the window showed (None when it was not
+    After each frame ``shown_title`` is the lesson title the window showed, in the language it showed
+    it in (None when it was not
     drawn), ``rect`` its screen rectangle ``(x0, y0, x1, y1)``, ``drawn_labels`` the labels drawn in
     the view as ``(x, y, text)``, (x, y) the centre of each label's plate (window points), and
     ``buttons`` the screen rectangles of its buttons by
@@ -136,21 +138,23 @@ class LessonWindow:
         imgui.set_next_window_bg_alpha(0.88)
         flags = (imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
                  | imgui.WindowFlags_.no_saved_settings | imgui.WindowFlags_.no_focus_on_appearing)
-        visible, still_open = imgui.begin(f"Lesson: {lesson.title}###lesson", True, flags)
+        title = _(lesson.title)
+        visible, still_open = imgui.begin(_("Lesson: {title}").format(title=title) + "###lesson", True, flags)
         pos, size = imgui.get_window_pos(), imgui.get_window_size()
         self.rect = (pos.x, pos.y, pos.x + size.x, pos.y + size.y)
         self.ctx.ui_rects.append(self.rect)
         if visible:
-            self.shown_title = lesson.title
+            self.shown_title = title
             try:
                 self._body(lesson)
             except Exception as exc:  # noqa: BLE001 - a failing control is shown, the app goes on
-                self.ctx.session.report("the Lesson window", exc)
+                self.ctx.session.report(N_("the Lesson window"), exc)
         imgui.end()
         if not still_open:
             self.ctx.show_lesson = False  # the user closed it: it stays closed until L or the panel
 
     def _button(self, text: str, size: imgui.ImVec2 | None = None) -> bool:
+        """A full-width button labelled ``text`` (already translated), its rectangle kept by that text."""
         pressed = imgui.button(text, size if size is not None else imgui.ImVec2(-1, 0))
         a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
         self.buttons[text] = (a.x, a.y, b.x, b.y)
@@ -160,58 +164,59 @@ class LessonWindow:
         session = self.ctx.session
         wrap = imgui.push_text_wrap_pos
         wrap(0.0)
-        imgui.text(lesson.concept)
+        imgui.text(_(lesson.concept))
         imgui.spacing()
         # the formula on its own shaded strip, in the accent colour: the line the lesson is about
         imgui.push_style_color(imgui.Col_.child_bg, FORMULA_BG)
         imgui.begin_child("##formula", imgui.ImVec2(-1, 0),
                           imgui.ChildFlags_.auto_resize_y | imgui.ChildFlags_.always_use_window_padding)
         imgui.push_text_wrap_pos(0.0)
-        imgui.text_colored(ACCENT, lesson.formula)
+        imgui.text_colored(ACCENT, _(lesson.formula))
         imgui.pop_text_wrap_pos()
         imgui.end_child()
         imgui.pop_style_color()
-        for heading, text in (("Try this", lesson.try_this), ("Look at", lesson.look_at),
-                              ("Expect", lesson.expect)):
+        for heading, text in ((_("Try this"), lesson.try_this), (_("Look at"), lesson.look_at),
+                              (_("Expect"), lesson.expect)):
             imgui.separator_text(heading)
-            imgui.text(text)
+            imgui.text(_(text))
         imgui.pop_text_wrap_pos()
 
         if lesson.presets:
-            imgui.separator_text("Presets")
+            imgui.separator_text(_("Presets"))
             for preset in lesson.presets:
-                if self._button(preset["label"]):
+                if self._button(_(preset["label"])):
                     session.apply_preset(preset)
-            imgui.text_colored(DIM, "Reset (R) replays the scene with them.")
+            imgui.text_colored(DIM, _("Reset (R) replays the scene with them."))
 
-        imgui.separator_text("Check")
+        imgui.separator_text(_("Check"))
         check = session.check
         if check.running:
             imgui.begin_disabled()
-            self._button("Checking…")
+            self._button(_("Checking…"))
             imgui.end_disabled()
-        elif self._button("Check against the formula"):
+        elif self._button(_("Check against the formula")):
             session.start_check()
         if check.verdict is not None:
             wrap(0.0)
             color = GREEN if check.verdict.startswith("PASS") else RED
-            imgui.text_colored(color, check.verdict)
+            imgui.text_colored(color, _(check.verdict))
             imgui.pop_text_wrap_pos()
         elif not check.running:
             wrap(0.0)
-            imgui.text_colored(DIM, "Runs the scene afresh (with your settings) and measures it.")
+            imgui.text_colored(DIM, _("Runs the scene afresh (with your settings) and measures it."))
             imgui.pop_text_wrap_pos()
 
-        imgui.separator_text("In the engine")
+        imgui.separator_text(_("In the engine"))
         wrap(0.0)
         for ref in lesson.engine_refs:
             imgui.bullet()  # bullet_text would not wrap a long path
             imgui.text(ref)
         imgui.pop_text_wrap_pos()
-        _, self.ctx.show_labels = imgui.checkbox("Labels in the view", self.ctx.show_labels)
+        _changed, self.ctx.show_labels = imgui.checkbox(_("Labels in the view") + "##labels",
+                                                        self.ctx.show_labels)
         if self.label_error:
             wrap(0.0)
-            imgui.text_colored(RED, f"labels: {self.label_error}")
+            imgui.text_colored(RED, _("labels: {error}").format(error=self.label_error))
             imgui.pop_text_wrap_pos()
 
     # --- labels -----------------------------------------------------------------------------------------

@@ -15,23 +15,30 @@ import numpy as np
 from imgui_bundle import imgui, implot
 
 from ..engine import BROADPHASES, KIND_NAMES, RESPONSES, RESTITUTION_RULES, SETTINGS, STAGE_GROUPS, STAGES
+from ..i18n import LANGUAGES, N_, _, language, set_language
 from ..lessons import Label
 from ..render.debug_draw import broadphase_caption, broadphase_legend
 from ..scenes import SCENES
+from ..series import Recorder
 from ..session import MAX_FRAME_SECONDS, Simulation, scene_files
 from . import spawn
+from .compare_window import CompareWindow, window_toggles
 from .context import PANEL_WIDTH, UiContext
 from .event_log import EventLogWindow
 from .interaction import Interaction
+from .ledger_window import LedgerWindow
 from .lesson import LessonWindow, draw_plates, view_span, visible_labels
+from .plots import PlotsWindow
+from .stepper import Stepper
 from .timeline_window import TimelineWindow
 
 HISTORY = 240
-DEBUG_TOGGLES = (("shadows", "Shadows"), ("grid", "Ground grid"), ("outlines", "Selection outlines"),
-                 ("contacts", "Contact points"), ("normals", "Contact normals"),
-                 ("aabbs", "Bounding boxes (AABB)"), ("broadphase", "Broad-phase structure"),
-                 ("velocities", "Velocities"), ("grab_spring", "Grab spring and force"),
-                 ("joints", "Joints"), ("xray", "X-ray (hidden debug lines faint)"))
+DEBUG_TOGGLES = (("shadows", N_("Shadows")), ("grid", N_("Ground grid")),
+                 ("outlines", N_("Selection outlines")), ("contacts", N_("Contact points")),
+                 ("normals", N_("Contact normals")),
+                 ("aabbs", N_("Bounding boxes (AABB)")), ("broadphase", N_("Broad-phase structure")),
+                 ("velocities", N_("Velocities")), ("grab_spring", N_("Grab spring and force")),
+                 ("joints", N_("Joints")), ("xray", N_("X-ray (hidden debug lines faint)")))
 NORMAL_SCALES = ("depth", "impulse")
 # the Advanced section: settings the seed tutorials discuss, each shown with its one-line meaning from the
 # engine's SETTINGS table; (name, slider is logarithmic)
@@ -45,27 +52,28 @@ DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
 ACCENT = imgui.ImVec4(0.45, 0.72, 1.0, 1.0)
 YELLOW = imgui.ImVec4(1.0, 0.8, 0.3, 1.0)
 
-HELP = (
-    ("Left drag a body", "grab it with a spring; the wheel moves it nearer / farther"),
-    ("Left click", "select a body (empty space: deselect)"),
-    ("Ctrl + left click", "push the body along the view ray"),
-    ("Right drag", "orbit the camera"),
-    ("Middle drag, Shift + right drag", "pan"),
-    ("Wheel", "zoom"),
-    ("Space", "shoot the spawn shape through the cursor"),
-    ("E", "drop the spawn shape above the cursor"),
-    ("P", "pause / run"),
-    ("O or .", "single step (pauses)"),
-    ("R", "reset the scene"),
-    ("F", "focus the camera on the selected body"),
-    ("Home", "reset the view"),
-    ("Delete / Backspace", "delete the selected body"),
-    ("Esc", "let go, deselect"),
-    ("H", "hide / show the panel"),
-    ("L", "hide / show the Lesson window"),
-    ("T", "hide / show the timeline"),
-    ("Left / Right arrow", "step back / forward through the timeline (pauses)"),
-    ("Ctrl + Q", "quit"),
+HELP = (  # (the single-letter keys are the same in every language)
+    (N_("Left drag a body"), N_("grab it with a spring; the wheel moves it nearer / farther")),
+    (N_("Left click"), N_("select a body (empty space: deselect)")),
+    (N_("Ctrl + left click"), N_("push the body along the view ray")),
+    (N_("Right drag"), N_("orbit the camera")),
+    (N_("Middle drag, Shift + right drag"), N_("pan")),
+    (N_("Wheel"), N_("zoom")),
+    (N_("Space"), N_("shoot the spawn shape through the cursor")),
+    ("E", N_("drop the spawn shape above the cursor")),
+    ("P", N_("pause / run")),
+    (N_("O or ."), N_("single step (pauses)")),
+    ("R", N_("reset the scene")),
+    ("F", N_("focus the camera on the selected body")),
+    (N_("Home"), N_("reset the view")),
+    (N_("Delete / Backspace"), N_("delete the selected body")),
+    (N_("Esc"), N_("let go, deselect")),
+    ("H", N_("hide / show the panel")),
+    ("L", N_("hide / show the Lesson window")),
+    ("S", N_("step through: take the next step apart, stage by stage (again: leave)")),
+    ("T", N_("hide / show the timeline")),
+    (N_("Left / Right arrow"), N_("step back / forward through the timeline (pauses)")),
+    ("Ctrl + Q", N_("quit")),
 )
 
 
@@ -82,29 +90,33 @@ def scene_choices(session_scene: str, files: list[str]) -> tuple[str, ...]:
     return names if not session_scene or session_scene in names else (*names, session_scene)
 
 
-def _choice(label: str, value: str, options: tuple[str, ...]) -> tuple[bool, str]:
-    """A combo box over ``options``; returns (changed, the chosen option)."""
+def _choice(label: str, value: str, options: tuple[str, ...], shown: list[str] | None = None,
+            ) -> tuple[bool, str]:
+    """A combo box over ``options``, listed as ``shown`` (default: the options themselves, which are then
+    engine names such as "sap" or scene names, the same in every language); returns (changed, the chosen
+    option)."""
     index = options.index(value) if value in options else 0
-    changed, index = imgui.combo(label, index, list(options))
+    changed, index = imgui.combo(label, index, list(options) if shown is None else shown)
     return changed, options[index]
 
 
 def slowdown_note(sim: Simulation) -> str:
     """The line that says why ``sim`` runs slower than real time (``Simulation.slowed_by``)."""
     if sim.slowed_by == "step cap":
-        return (f"slowed by the step cap: frames last longer than {sim.max_steps} steps "
-                f"({1000.0 * sim.max_steps * sim.dt / sim.time_scale:.0f} ms)")
-    cap_ms = 1000.0 * MAX_FRAME_SECONDS
-    return f"slowed: frames over {cap_ms:.0f} ms count as {cap_ms:.0f} ms"
+        return _("slowed by the step cap: frames last longer than {steps} steps ({ms:.0f} ms)").format(
+            steps=sim.max_steps, ms=1000.0 * sim.max_steps * sim.dt / sim.time_scale)
+    return _("slowed: frames over {ms:.0f} ms count as {ms:.0f} ms").format(ms=1000.0 * MAX_FRAME_SECONDS)
 
 
 def _row(label: str, value: str) -> None:
-    """One label–value row of a two-column table (the label dimmed)."""
+    """One label–value row of a two-column table (the label dimmed, the value wrapped in its column)."""
     imgui.table_next_row()
     imgui.table_next_column()
     imgui.text_colored(DIM, label)
     imgui.table_next_column()
+    imgui.push_text_wrap_pos(0.0)
     imgui.text(value)
+    imgui.pop_text_wrap_pos()
 
 
 class Panel:
@@ -124,12 +136,25 @@ class Panel:
         self.lesson = LessonWindow(ctx)
         self.event_log = EventLogWindow(ctx)
         self.timeline = TimelineWindow(ctx, self.event_log)
+        self.recorder = Recorder(lambda: ctx.session.selected)
+        ctx.session.sim.watchers.append(self.recorder)  # the session hands its watchers from world to world
+        self.compare = CompareWindow(ctx)
+        self.plots = PlotsWindow(ctx, self.recorder)
+        self.ledger = LedgerWindow(ctx, self.recorder)
+        self.stepper = Stepper(ctx)
         self.overflow = 0.0
         """How far (pixels) the panel's open sections reach below its window last frame (0: they fit)."""
+        self.overflow_x = 0.0
+        """How far (pixels) the widest item of the panel (a label beside its slider, in the current
+        language) reached past the panel's right edge last frame (0: every label fits)."""
         self._files = {path.name: path for path in scene_files()}
         self._selected_before = None
         self.reload_rect: tuple[float, float, float, float] | None = None
         """Where the Reload button of a scene file was drawn last (window points, top-left origin)."""
+        self.language_rect: tuple[float, float, float, float] | None = None
+        """Where the Language box was drawn last (window points, top-left origin)."""
+        self.language_items: dict[str, tuple[float, float, float, float]] = {}
+        """Where each language of the Language box's open list was drawn last, by code (empty: closed)."""
 
     # --- frame -----------------------------------------------------------------------------------------
     def draw(self) -> None:
@@ -138,10 +163,13 @@ class Panel:
         self._overlay()
         self._tooltip()
         self.lesson.draw()
-        self.timeline.draw()
-        self.event_log.draw()
+        self._guarded(N_("the timeline"), self.timeline.draw)
+        self._guarded(N_("the event log"), self.event_log.draw)
+        for window in (self.compare, self.plots, self.ledger):
+            self._guarded(window.what, window.draw)
+        self._guarded(N_("the stepper"), self.stepper.draw)
         if self.ctx.options.broadphase:
-            self._guarded("the broad-phase caption", self._broadphase_caption)
+            self._guarded(N_("the broad-phase caption"), self._broadphase_caption)
         if self.ctx.show_panel:
             self._panel()
 
@@ -184,23 +212,26 @@ class Panel:
                  | imgui.WindowFlags_.no_saved_settings)
         imgui.begin("##status", None, flags)
         self._remember_rect()
-        imgui.text_colored(ACCENT, session.scene_name or "(no scene)")
+        imgui.text_colored(ACCENT, session.scene_name or _("(no scene)"))
         imgui.same_line()
         if sim.paused:
-            imgui.text_colored(YELLOW, "  PAUSED")
+            imgui.text_colored(YELLOW, "  " + _("PAUSED"))
         elif sim.behind:
-            imgui.text_colored(YELLOW, f"  {sim.real_rate:.2f}× real time (set {sim.time_scale:g}×)")
+            imgui.text_colored(YELLOW, "  " + _("{rate:.2f}× real time (set {scale:g}×)").format(
+                rate=sim.real_rate, scale=sim.time_scale))
         else:
             imgui.text_colored(DIM, f"  {sim.time_scale:g}×")
         world = sim.world
-        idle = " (idle)" if ctx.stats.idle else ""
-        bodies = counted(len(world.bodies), "body", "bodies")
-        imgui.text(f"{bodies}   t = {sim.time:.2f} s   {ctx.stats.fps:.0f} FPS{idle}")
-        imgui.text_colored(DIM, f"step {sim.step_ms:.2f} ms · render {ctx.stats.render_ms:.2f} ms")
+        idle = _(" (idle)") if ctx.stats.idle else ""
+        bodies = counted(len(world.bodies), _("body"), _("bodies"))
+        imgui.text(_("{bodies}   t = {time:.2f} s   {fps:.0f} FPS{idle}").format(
+            bodies=bodies, time=sim.time, fps=ctx.stats.fps, idle=idle))
+        imgui.text_colored(DIM, _("step {step:.2f} ms · render {render:.2f} ms").format(
+            step=sim.step_ms, render=ctx.stats.render_ms))
         if sim.behind:
             imgui.text_colored(YELLOW, slowdown_note(sim))
         if session.errors:
-            imgui.text_colored(RED, f"{len(session.errors)} error(s): see the panel")
+            imgui.text_colored(RED, _("{n} error(s): see the panel").format(n=len(session.errors)))
         imgui.end()
 
     def _tooltip(self) -> None:
@@ -209,9 +240,9 @@ class Panel:
         if body is None or ia.grab is not None or not body.alive or imgui.get_io().want_capture_mouse:
             return
         kind = KIND_NAMES[int(self.ctx.session.world.data.kind[body.index])]
-        mass = "static" if body.static else f"{body.mass:.3g} kg"
+        mass = _("static") if body.static else f"{body.mass:.3g} kg"
         speed = float(np.linalg.norm(body.linear_velocity))
-        imgui.set_tooltip(f"#{body.index} {kind} · {mass} · {speed:.2f} m/s")
+        imgui.set_tooltip(f"#{body.index} {_(kind)} · {mass} · {speed:.2f} m/s")
 
     def _panel(self) -> None:
         w, h = self.ctx.window_size
@@ -220,61 +251,82 @@ class Panel:
         # an always-visible scrollbar: when the open sections are taller than the window, it shows
         flags = (imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
                  | imgui.WindowFlags_.always_vertical_scrollbar)
-        imgui.begin("sandbox###panel", None, flags)
+        imgui.begin(_("sandbox") + "###panel", None, flags)
         self._remember_rect()
         imgui.push_item_width(PANEL_WIDTH * 0.56)
-        self._guarded("showing errors", self._errors)
+        self._guarded(N_("the Language box"), self._language)
+        self._guarded(N_("showing errors"), self._errors)
         # Open at first: only Simulation, the controls used all the time. Stats (a table, the stage tree
         # and three plots) cannot fit under it in a 1280x720 window, and its key figures (bodies, step
         # and render time, frame rate) are in the overlay anyway; open, it scrolls with the always-shown
         # scrollbar. "Selected body" opens by itself when a body gets selected.
         opened = imgui.TreeNodeFlags_.default_open
         selected = self.ctx.session.selected
-        sections = (("Simulation", opened, self._simulation), ("World", 0, self._world),
-                    ("Advanced", 0, self._advanced), ("Spawn", 0, self._spawn),
-                    ("Selected body", 0, self._selected),
-                    ("Mouse tools", 0, self._mouse), ("Debug draw", 0, self._debug),
-                    ("Stats", 0, self._stats), ("Help", 0, self._help))
+        sections = ((N_("Simulation"), opened, self._simulation), (N_("World"), 0, self._world),
+                    (N_("Advanced"), 0, self._advanced), (N_("Spawn"), 0, self._spawn),
+                    (N_("Selected body"), 0, self._selected),
+                    (N_("Mouse tools"), 0, self._mouse), (N_("Debug draw"), 0, self._debug),
+                    (N_("Stats"), 0, self._stats), (N_("Help"), 0, self._help))
         for title, header_flags, section in sections:
             if title == "Selected body" and selected is not None and selected != self._selected_before:
                 imgui.set_next_item_open(True)
-            if imgui.collapsing_header(title, header_flags):
-                self._guarded(f"panel section {title}", section)
+            # the id after ### is the English title: a section stays open when the language changes
+            if imgui.collapsing_header(_(title) + "###" + title, header_flags):
+                self._guarded(N_("panel section {title}", title=title), section)
         self._selected_before = selected
         self.overflow = max(0.0, imgui.get_cursor_pos_y() - imgui.get_scroll_y() - h)
+        window = imgui.internal.get_current_window()
+        self.overflow_x = max(0.0, window.dc.cursor_max_pos.x - window.content_region_rect.max.x)
         imgui.pop_item_width()
         imgui.end()
 
     # --- sections --------------------------------------------------------------------------------------
+    def _language(self) -> None:
+        """The Language box: every language named in itself; a choice switches the whole app at once (the
+        next frame draws in it) and keeps it for the rest of the run."""
+        current = language()
+        self.language_items = {}
+        if imgui.begin_combo(_("Language") + "##language", LANGUAGES[current]):
+            for code, name in LANGUAGES.items():
+                clicked, _selected = imgui.selectable(name, code == current)
+                a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+                self.language_items[code] = (a.x, a.y, b.x, b.y)
+                if clicked and code != current:
+                    set_language(code)
+            imgui.end_combo()
+        a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+        self.language_rect = (a.x, a.y, b.x, b.y)
+
     def _errors(self) -> None:
         session = self.ctx.session
         if not session.errors:
             return
         for message in session.errors:
             imgui.push_text_wrap_pos(0.0)
-            imgui.text_colored(RED, message)
+            imgui.text_colored(RED, _(message))
             imgui.pop_text_wrap_pos()
-        if imgui.small_button("Dismiss errors"):
+        if imgui.small_button(_("Dismiss errors")):
             session.errors = []
         imgui.separator()
 
     def _simulation(self) -> None:
         ctx, session, sim = self.ctx, self.ctx.session, self.ctx.session.sim
         full = imgui.ImVec2(110, 0)
-        if imgui.button("Run" if sim.paused else "Pause", full):
+        if imgui.button((_("Run") + "##run") if sim.paused else (_("Pause") + "##pause"), full):
             session.toggle_pause()
         imgui.same_line()
-        if imgui.button("Step", full):
+        if imgui.button(_("Step") + "##step", full):
             session.single_step()
         imgui.same_line()
-        if imgui.button("Reset", imgui.ImVec2(-1, 0)):
+        if imgui.button(_("Reset") + "##reset", imgui.ImVec2(-1, 0)):
             ctx.reset()
-        imgui.text_colored(DIM, f"t = {sim.time:.2f} s   {sim.steps} steps   "
-                                f"{sim.steps_last_frame} this frame")
+        imgui.text_colored(DIM, _("t = {time:.2f} s   {steps} steps   {last} this frame").format(
+            time=sim.time, steps=sim.steps, last=sim.steps_last_frame))
         self.timeline.panel_toggles()
         if sim.real_rate is not None and not sim.paused:
             imgui.text_colored(YELLOW if sim.behind else DIM,
-                               f"running at {sim.real_rate:.2f}× real time (set {sim.time_scale:g}×)")
+                               _("running at {rate:.2f}× real time (set {scale:g}×)").format(
+                                   rate=sim.real_rate, scale=sim.time_scale))
             if sim.behind:
                 imgui.push_text_wrap_pos(0.0)
                 imgui.text_colored(YELLOW, slowdown_note(sim))
@@ -290,48 +342,52 @@ class Panel:
         if session.scene_path is not None:
             imgui.pop_item_width()
             imgui.same_line()
-            if imgui.button("Reload", imgui.ImVec2(62, 0)):
+            if imgui.button(_("Reload") + "##reload", imgui.ImVec2(62, 0)):
                 ctx.load_scene(session.scene_path)  # reads the file again: edits made since show
             a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
             self.reload_rect = (a.x, a.y, b.x, b.y)
             if imgui.is_item_hovered():
-                imgui.set_tooltip(f"read {session.scene_path} again")
+                imgui.set_tooltip(_("read {path} again").format(path=session.scene_path))
         imgui.same_line()
-        imgui.text("Scene")
+        imgui.text(_("Scene"))
+        window_toggles(self.compare, self.plots, self.ledger)
         if session.lesson is not None:
-            changed, show = imgui.checkbox("Lesson window (L)", ctx.show_lesson)
+            changed, show = imgui.checkbox(_("Lesson window (L)") + "##lesson", ctx.show_lesson)
             if changed:
                 ctx.show_lesson = show
-        _, self.scene_path = imgui.input_text("##load", self.scene_path)
+            imgui.same_line()  # two checkboxes to a row: at 1280x720 the panel has no row to spare
+        if imgui.checkbox(_("Step through (S)") + "##stepper", self.stepper.active)[0]:
+            self.stepper.toggle()
+        _edited, self.scene_path = imgui.input_text("##load", self.scene_path)
         imgui.same_line()
-        if imgui.button("Load file", imgui.ImVec2(-1, 0)):
+        if imgui.button(_("Load file") + "##load_file", imgui.ImVec2(-1, 0)):
             ctx.load_scene(self.scene_path)
-        _, self.save_path = imgui.input_text("##save", self.save_path)
+        _edited, self.save_path = imgui.input_text("##save", self.save_path)
         imgui.same_line()
-        if imgui.button("Save world", imgui.ImVec2(-1, 0)):
+        if imgui.button(_("Save world") + "##save_world", imgui.ImVec2(-1, 0)):
             self.saved = session.save(self.save_path)
         if self.saved:
-            imgui.text_colored(DIM, self.saved)
+            imgui.text_colored(DIM, _(self.saved))
 
-        imgui.separator_text("Time")
-        changed, scale = imgui.slider_float("Time scale", sim.time_scale, 0.05, 4.0, "%.2f×",
-                                            imgui.SliderFlags_.logarithmic)
+        imgui.separator_text(_("Time"))
+        changed, scale = imgui.slider_float(_("Time scale") + "##time_scale", sim.time_scale, 0.05, 4.0,
+                                            "%.2f×", imgui.SliderFlags_.logarithmic)
         if changed:
             sim.time_scale = min(max(scale, 0.05), 4.0)
-        changed, hz = imgui.slider_int("Step rate", round(1.0 / sim.dt), 15, 480,
+        changed, hz = imgui.slider_int(_("Step rate") + "##step_rate", round(1.0 / sim.dt), 15, 480,
                                        f"%d Hz · dt {1000 * sim.dt:.1f} ms")
         if changed:
             session.set_step_rate(hz)
-        changed, n = imgui.slider_int("Steps / frame cap", sim.max_steps, 1, 16)
+        changed, n = imgui.slider_int(_("Steps / frame cap") + "##max_steps", sim.max_steps, 1, 16)
         if changed:
             sim.max_steps = n
 
-        imgui.separator_text("Solver")
+        imgui.separator_text(_("Solver"))
         world = sim.world
-        changed, n = imgui.slider_int("Sub-steps", world.substeps, 1, 16)
+        changed, n = imgui.slider_int(_("Sub-steps") + "##substeps", world.substeps, 1, 16)
         if changed:
             session.set_setting("substeps", n)
-        changed, n = imgui.slider_int("Iterations", world.iterations, 1, 50)
+        changed, n = imgui.slider_int(_("Iterations") + "##iterations", world.iterations, 1, 50)
         if changed:
             session.set_setting("iterations", n)
 
@@ -339,7 +395,7 @@ class Panel:
         ctx, session, world = self.ctx, self.ctx.session, self.ctx.session.world
         g = np.asarray(world.gravity, dtype=float)
         on = bool(np.any(g != 0.0))
-        changed, on_now = imgui.checkbox("Gravity", on)
+        changed, on_now = imgui.checkbox(_("Gravity") + "##gravity", on)
         if changed:
             if on_now:
                 restored = self._saved_gravity if np.any(self._saved_gravity) else (0.0, -9.81, 0.0)
@@ -347,31 +403,32 @@ class Panel:
             else:
                 self._saved_gravity = g.copy()
                 session.set_setting("gravity", (0.0, 0.0, 0.0))
-        changed, v = imgui.drag_float3("g (m/s²)", g.tolist(), 0.05, -50.0, 50.0, "%.2f")
+        changed, v = imgui.drag_float3(_("g (m/s²)") + "##g", g.tolist(), 0.05, -50.0, 50.0, "%.2f")
         if changed:
             session.set_setting("gravity", v)
 
-        imgui.separator_text("Materials")
+        imgui.separator_text(_("Materials"))
         spawn_settings = ctx.spawn
         self._material_sliders(spawn_settings, "##world")
-        if imgui.button("Apply to all bodies", imgui.ImVec2(-1, 0)):
+        if imgui.button(_("Apply to all bodies") + "##apply_all", imgui.ImVec2(-1, 0)):
             for body in world.bodies:
                 body.restitution = spawn_settings.restitution
                 body.friction = spawn_settings.friction
-        changed, rule = _choice("Restitution rule", world.restitution_rule, RESTITUTION_RULES)
+        changed, rule = _choice(_("Restitution rule") + "##restitution_rule", world.restitution_rule,
+                                RESTITUTION_RULES)
         if changed:
             session.set_setting("restitution_rule", rule)
 
-        imgui.separator_text("Methods")
-        changed, method = _choice("Response", world.response, RESPONSES)
+        imgui.separator_text(_("Methods"))
+        changed, method = _choice(_("Response") + "##response", world.response, RESPONSES)
         if changed:
             session.set_setting("response", method)
-        changed, method = _choice("Broad phase", world.broadphase, BROADPHASES)
+        changed, method = _choice(_("Broad phase") + "##broadphase", world.broadphase, BROADPHASES)
         if changed:
             session.set_setting("broadphase", method)
-        for name, label in (("ccd", "Continuous collision (CCD)"),
-                            ("contact_cache", "Reuse resting manifolds"), ("sleeping", "Sleeping")):
-            changed, value = imgui.checkbox(label, bool(getattr(world, name)))
+        for name, label in (("ccd", N_("Continuous collision (CCD)")),
+                            ("contact_cache", N_("Reuse resting manifolds")), ("sleeping", N_("Sleeping"))):
+            changed, value = imgui.checkbox(_(label) + "##" + name, bool(getattr(world, name)))
             if changed:
                 session.set_setting(name, value)
 
@@ -381,7 +438,8 @@ class Panel:
         session, world = self.ctx.session, self.ctx.session.world
         for name, logarithmic in ADVANCED:
             s = SETTINGS[name]
-            label = name.replace("_", " ").capitalize()
+            # the name and the meaning are the engine's (English), translated here as they are shown
+            label = _(name.replace("_", " ").capitalize()) + "##" + name
             value = getattr(world, name)
             if s.kind == "bool":
                 changed, new = imgui.checkbox(label, bool(value))
@@ -398,60 +456,63 @@ class Panel:
             if changed:
                 session.set_setting(name, new)
             imgui.push_text_wrap_pos(0.0)
-            imgui.text_colored(DIM, s.help)
+            imgui.text_colored(DIM, _(s.help))
             imgui.pop_text_wrap_pos()
 
     @staticmethod
     def _material_sliders(settings: spawn.SpawnSettings, suffix: str) -> None:
-        changed, value = imgui.slider_float(f"Restitution{suffix}", settings.restitution, 0.0, 1.0, "%.2f")
+        changed, value = imgui.slider_float(_("Restitution") + suffix, settings.restitution, 0.0, 1.0, "%.2f")
         if changed:
             settings.restitution = max(value, 0.0)
-        changed, value = imgui.slider_float(f"Friction{suffix}", settings.friction, 0.0, 2.0, "%.2f")
+        changed, value = imgui.slider_float(_("Friction") + suffix, settings.friction, 0.0, 2.0, "%.2f")
         if changed:
             settings.friction = max(value, 0.0)
 
     def _spawn(self) -> None:
         ctx, s = self.ctx, self.ctx.spawn
         world = ctx.session.world
-        _, s.shape = _choice("Shape", s.shape, spawn.SHAPES)
-        changed, value = imgui.slider_float("Size (m)", s.size, 0.05, 2.0, "%.2f")
+        _changed, s.shape = _choice(_("Shape") + "##shape", s.shape, spawn.SHAPES,
+                                    [_(k) for k in spawn.SHAPES])
+        changed, value = imgui.slider_float(_("Size (m)") + "##size", s.size, 0.05, 2.0, "%.2f")
         if changed:
             s.size = max(value, 0.05)
-        changed, value = imgui.slider_float("Mass (kg)", s.mass, 0.05, 1000.0, "%.2f",
+        changed, value = imgui.slider_float(_("Mass (kg)") + "##spawn_mass", s.mass, 0.05, 1000.0, "%.2f",
                                             imgui.SliderFlags_.logarithmic)
         if changed:
             s.mass = max(value, 0.05)
         self._material_sliders(s, "##spawn")
-        changed, n = imgui.slider_int("Count", s.count, 1, 20)
+        changed, n = imgui.slider_int(_("Count") + "##count", s.count, 1, 20)
         if changed:
             s.count = max(n, 1)
-        if imgui.button("Drop at the view centre", imgui.ImVec2(-1, 0)):
+        if imgui.button(_("Drop at the view centre") + "##drop", imgui.ImVec2(-1, 0)):
             spawn.drop(world, s, ctx.view_centre_point())
-        imgui.text_colored(DIM, "E drops above the cursor · Space shoots")
-        changed, value = imgui.slider_float("Shot speed (m/s)", s.shot_speed, 1.0, 150.0, "%.0f")
+        imgui.text_colored(DIM, _("E drops above the cursor · Space shoots"))
+        changed, value = imgui.slider_float(_("Shot speed (m/s)") + "##shot_speed", s.shot_speed, 1.0, 150.0,
+                                            "%.0f")
         if changed:
             s.shot_speed = max(value, 1.0)
 
-        imgui.separator_text("Structures")
-        changed, n = imgui.slider_int("Tower height", s.tower_height, 1, 40)
+        imgui.separator_text(_("Structures"))
+        changed, n = imgui.slider_int(_("Tower height") + "##tower_height", s.tower_height, 1, 40)
         if changed:
             s.tower_height = max(n, 1)
-        changed, wh = imgui.slider_int2("Wall width × height", [s.wall_width, s.wall_height], 1, 20)
+        changed, wh = imgui.slider_int2(_("Wall width × height") + "##wall_size",
+                                        [s.wall_width, s.wall_height], 1, 20)
         if changed:
             s.wall_width, s.wall_height = max(wh[0], 1), max(wh[1], 1)
-        changed, n = imgui.slider_int("Pile count", s.pile_count, 1, 400)
+        changed, n = imgui.slider_int(_("Pile count") + "##pile_count", s.pile_count, 1, 400)
         if changed:
             s.pile_count = max(n, 1)
         third = imgui.ImVec2((imgui.get_content_region_avail().x - 16) / 3, 0)
-        if imgui.button("Tower", third):
+        if imgui.button(_("Tower") + "##tower", third):
             spawn.tower(world, s, ctx.view_centre_point())
         imgui.same_line()
-        if imgui.button("Wall", third):
+        if imgui.button(_("Wall") + "##wall", third):
             spawn.wall(world, s, ctx.view_centre_point())
         imgui.same_line()
-        if imgui.button("Pile", third):
+        if imgui.button(_("Pile") + "##pile", third):
             spawn.pile(world, s, ctx.view_centre_point())
-        if imgui.button("Clear all dynamic bodies", imgui.ImVec2(-1, 0)):
+        if imgui.button(_("Clear all dynamic bodies") + "##clear", imgui.ImVec2(-1, 0)):
             spawn.clear_dynamic(world)
             self.interaction.validate()
 
@@ -459,82 +520,88 @@ class Panel:
         ctx, session = self.ctx, self.ctx.session
         body = session.selected
         if body is None or not body.alive:
-            imgui.text_colored(DIM, "Click a body to select it.")
+            imgui.text_colored(DIM, _("Click a body to select it."))
             return
         world = session.world
         kind = KIND_NAMES[int(world.data.kind[body.index])]
         imgui.text_colored(ACCENT, f"#{body.index}  {body.shape!r}")
         imgui.same_line()
-        imgui.text_colored(DIM, "awake" if body.awake else "asleep")
-        changed, static = imgui.checkbox("Static", body.static)
+        imgui.text_colored(DIM, _("awake") if body.awake else _("asleep"))
+        changed, static = imgui.checkbox(_("Static") + "##static", body.static)
         if changed:
             body.static = static
         if not body.static:
-            changed, value = imgui.drag_float("Mass (kg)", body.mass, 0.05, 0.01, 1e4, "%.3f")
+            changed, value = imgui.drag_float(_("Mass (kg)") + "##body_mass", body.mass, 0.05, 0.01, 1e4,
+                                              "%.3f")
             if changed:
                 body.mass = max(value, 0.01)
-        changed, value = imgui.slider_float(f"Restitution##{kind}", body.restitution, 0.0, 1.0, "%.2f")
+        changed, value = imgui.slider_float(_("Restitution") + f"##{kind}", body.restitution, 0.0, 1.0,
+                                            "%.2f")
         if changed:
             body.restitution = max(value, 0.0)
-        changed, value = imgui.slider_float(f"Friction##{kind}", body.friction, 0.0, 2.0, "%.2f")
+        changed, value = imgui.slider_float(_("Friction") + f"##{kind}", body.friction, 0.0, 2.0, "%.2f")
         if changed:
             body.friction = max(value, 0.0)
-        changed, v = imgui.drag_float3("Position", body.position.tolist(), 0.02, 0.0, 0.0, "%.2f")
+        changed, v = imgui.drag_float3(_("Position") + "##position", body.position.tolist(), 0.02, 0.0, 0.0,
+                                       "%.2f")
         if changed:
             body.position = v
             session.sim.sync()
-        changed, v = imgui.drag_float3("Velocity", body.linear_velocity.tolist(), 0.05, 0.0, 0.0, "%.2f")
+        changed, v = imgui.drag_float3(_("Velocity") + "##velocity", body.linear_velocity.tolist(), 0.05, 0.0,
+                                       0.0, "%.2f")
         if changed:
             body.linear_velocity = v
-        changed, v = imgui.drag_float3("Spin (rad/s)", body.angular_velocity.tolist(), 0.05, 0.0, 0.0,
-                                       "%.2f")
+        changed, v = imgui.drag_float3(_("Spin (rad/s)") + "##spin", body.angular_velocity.tolist(), 0.05,
+                                       0.0, 0.0, "%.2f")
         if changed:
             body.angular_velocity = v
         third = imgui.ImVec2((imgui.get_content_region_avail().x - 16) / 3, 0)
-        if imgui.button("Focus (F)", third):
+        if imgui.button(_("Focus (F)") + "##focus", third):
             ctx.focus(body)
         imgui.same_line()
-        if imgui.button("Wake", third):
+        if imgui.button(_("Wake") + "##wake", third):
             body.awake = True
         imgui.same_line()
-        if imgui.button("Delete", third):
+        if imgui.button(_("Delete") + "##delete", third):
             session.delete_selected()
 
     def _mouse(self) -> None:
         ia = self.interaction
         s = ia.settings
         changed = False
-        c, value = imgui.slider_float("Grab force cap (× m·g)", s.grab_force_g, 1.0, 1000.0, "%.0f",
-                                      imgui.SliderFlags_.logarithmic)
+        c, value = imgui.slider_float(_("Grab force cap (×m·g)") + "##grab_cap", s.grab_force_g, 1.0, 1000.0,
+                                      "%.0f", imgui.SliderFlags_.logarithmic)
         if c:
             s.grab_force_g, changed = max(value, 1.0), True
-        c, value = imgui.slider_float("Spring frequency (Hz)", s.grab_frequency, 0.5, 30.0, "%.1f")
+        c, value = imgui.slider_float(_("Spring frequency (Hz)") + "##grab_hz", s.grab_frequency, 0.5, 30.0,
+                                      "%.1f")
         if c:
             s.grab_frequency, changed = max(value, 0.5), True
-        c, value = imgui.slider_float("Damping ratio", s.grab_damping, 0.0, 3.0, "%.2f")
+        c, value = imgui.slider_float(_("Damping ratio") + "##grab_damping", s.grab_damping, 0.0, 3.0, "%.2f")
         if c:
             s.grab_damping, changed = max(value, 0.0), True
         if changed:
             ia.apply_grab_settings()
-        c, value = imgui.slider_float("Push Δv (m/s)", s.push_speed, 0.1, 50.0, "%.1f",
+        c, value = imgui.slider_float(_("Push Δv (m/s)") + "##push", s.push_speed, 0.1, 50.0, "%.1f",
                                       imgui.SliderFlags_.logarithmic)
         if c:
             s.push_speed = max(value, 0.1)
         if ia.grab is not None:
             force = float(np.linalg.norm(ia.grab.force))
             cap = ia.grab.max_force
-            imgui.text(f"Grab force {force:.1f} N of {cap:.0f} N")
+            imgui.text(_("Grab force {force:.1f} N of {cap:.0f} N").format(force=force, cap=cap))
             imgui.progress_bar(min(force / cap, 1.0) if cap > 0 else 0.0, imgui.ImVec2(-1, 0))
         else:
-            imgui.text_colored(DIM, "Drag a body with the left button to grab it.")
+            imgui.text_colored(DIM, _("Drag a body with the left button to grab it."))
 
     def _debug(self) -> None:
         opts = self.ctx.options
         for name, label in DEBUG_TOGGLES:
-            changed, value = imgui.checkbox(label, bool(getattr(opts, name)))
+            changed, value = imgui.checkbox(_(label) + "##" + name, bool(getattr(opts, name)))
             if changed:
                 setattr(opts, name, value)
-        changed, scale = _choice("Normal length", opts.normal_scale, NORMAL_SCALES)
+        changed, scale = _choice(_("Normal length") + "##normal_scale", opts.normal_scale, NORMAL_SCALES,
+                                 [_(k) for k in NORMAL_SCALES])
         if changed:
             opts.normal_scale = scale
         if opts.broadphase:
@@ -556,27 +623,31 @@ class Panel:
         points = int(contacts.npoints[:m].sum())
         t = world.timings
         ke, pe = world.kinetic_energy(), world.potential_energy()
-        rows = (("Bodies", f"{int(live.sum())}  ({awake} awake, {int(dynamic.sum()) - awake} asleep, "
-                           f"{int(static.sum())} static)"),
-                ("Broad-phase pairs", f"{len(world.pairs)}  ({world.broadphase})"),
-                ("Manifolds", f"{m}  ({points} points, {world.cached_manifolds} reused)"),
-                ("Step", f"{sum(t.values()):.2f} ms"),
-                ("Render", f"{ctx.stats.render_ms:.2f} ms   (UI {ctx.stats.ui_ms:.2f} ms)"),
-                ("Frame rate", f"{ctx.stats.fps:.0f} FPS  ({sim.steps_last_frame} steps this frame)"),
-                ("Energy", f"{ke + pe:.1f} J  (kinetic {ke:.1f}, potential {pe:.1f})"))
+        rows = ((_("Bodies"), _("{n}  ({awake} awake, {asleep} asleep, {static} static)").format(
+                    n=int(live.sum()), awake=awake, asleep=int(dynamic.sum()) - awake,
+                    static=int(static.sum()))),
+                (_("Broad-phase pairs"), f"{len(world.pairs)}  ({world.broadphase})"),
+                (_("Manifolds"), _("{m}  ({points} points, {reused} reused)").format(
+                    m=m, points=points, reused=world.cached_manifolds)),
+                (_("Step"), f"{sum(t.values()):.2f} ms"),
+                (_("Render"), f"{ctx.stats.render_ms:.2f} ms   (UI {ctx.stats.ui_ms:.2f} ms)"),
+                (_("Frame rate"), _("{fps:.0f} FPS  ({steps} steps this frame)").format(
+                    fps=ctx.stats.fps, steps=sim.steps_last_frame)),
+                (_("Energy"), _("{total:.1f} J  (kinetic {ke:.1f}, potential {pe:.1f})").format(
+                    total=ke + pe, ke=ke, pe=pe)))
         if imgui.begin_table("stats", 2, imgui.TableFlags_.sizing_fixed_fit):
             # the label column as wide as its longest label, so that no label runs into its value
             imgui.table_setup_column("label", imgui.TableColumnFlags_.width_fixed,
-                                     max(imgui.calc_text_size(label).x for label, _ in rows) + 12.0)
+                                     max(imgui.calc_text_size(label).x for label, _value in rows) + 12.0)
             imgui.table_setup_column("value", imgui.TableColumnFlags_.width_stretch)
             for label, value in rows:
                 _row(label, value)
             imgui.end_table()
         self._stage_tree(t)
         avail = imgui.get_content_region_avail().x
-        imgui.plot_lines("##energy", self.energy, overlay_text="total energy (J)",
+        imgui.plot_lines("##energy", self.energy, overlay_text=_("total energy (J)"),
                          graph_size=imgui.ImVec2(avail, 48))
-        imgui.plot_lines("##step", self.step_ms, overlay_text="step time (ms)", scale_min=0.0,
+        imgui.plot_lines("##step", self.step_ms, overlay_text=_("step time (ms)"), scale_min=0.0,
                          graph_size=imgui.ImVec2(avail, 48))
 
     def _stage_tree(self, t: dict[str, float]) -> None:
@@ -587,12 +658,13 @@ class Panel:
             for group, stages in STAGE_GROUPS:
                 imgui.table_next_row()
                 imgui.table_next_column()
-                is_open = imgui.tree_node_ex(group.capitalize(), imgui.TreeNodeFlags_.span_full_width)
+                is_open = imgui.tree_node_ex(_(group.capitalize()) + "###" + group,
+                                             imgui.TreeNodeFlags_.span_full_width)
                 imgui.table_next_column()
                 imgui.text(f"{sum(t.get(s, 0.0) for s in stages):.2f} ms")
                 if is_open:
                     for stage in stages:
-                        _row(f"   {stage.replace('_', ' ')}", f"{t.get(stage, 0.0):.3f} ms")
+                        _row("   " + _(stage.replace("_", " ")), f"{t.get(stage, 0.0):.3f} ms")
                     imgui.tree_pop()
             imgui.end_table()
         if implot.begin_plot("##stages", imgui.ImVec2(-1, 110), implot.Flags_.no_mouse_text):
@@ -603,7 +675,7 @@ class Panel:
             start = 0
             for group, stages in STAGE_GROUPS:
                 rows = self.stage_ms[start:start + len(stages)].sum(axis=0)
-                implot.plot_line(group, np.ascontiguousarray(rows))
+                implot.plot_line(_(group) + "###" + group, np.ascontiguousarray(rows))
                 start += len(stages)
             implot.end_plot()
 
@@ -612,9 +684,9 @@ class Panel:
             for control, meaning in HELP:
                 imgui.table_next_row()
                 imgui.table_next_column()
-                imgui.text_colored(ACCENT, control)
+                imgui.text_colored(ACCENT, _(control))
                 imgui.table_next_column()
                 imgui.push_text_wrap_pos(0.0)
-                imgui.text(meaning)
+                imgui.text(_(meaning))
                 imgui.pop_text_wrap_pos()
             imgui.end_table()

@@ -27,6 +27,13 @@ from numba import njit
 
 from .vecmath import dot, load3, mad, store3, sub
 
+# The accessors below are called with constant field numbers and lanes (``at(c, LAM_N, 0)``). Numba compiles
+# a kernel once per distinct literal constant it is called with, which made 43 copies of ``at`` alone; an
+# explicit signature makes each accessor one compiled function whatever the constants (compile time,
+# issue 14). LLVM still inlines them into their callers.
+_ROW = "float64[::1]"
+_VEC = "UniTuple(float64, 3)"
+
 L = 32  # lanes per block
 STRIDE = 36  # floats from one row to the next: not a power of two, or all rows would share a few cache sets
 
@@ -73,19 +80,19 @@ IMB2 = 19
 NI = 20
 
 
-@njit(cache=True)
+@njit("uint64(int64, int64, int64)", cache=True)
 def at(base, f, j):
     """Unsigned index of row ``f``, lane ``j`` of the rows starting at ``base``."""
     return np.uint64(base + f * STRIDE + j)
 
 
-@njit(cache=True)
+@njit(f"{_VEC}({_ROW}, int64, int64, int64)", cache=True)
 def get3(w, base, f, j):
     """Rows ``f``, ``f+1``, ``f+2`` of lane ``j`` as a vector."""
     return (w[at(base, f, j)], w[at(base, f + 1, j)], w[at(base, f + 2, j)])
 
 
-@njit(cache=True)
+@njit(f"void({_ROW}, int64, int64, int64, {_VEC})", cache=True)
 def put3(w, base, f, j, v):
     """Store the vector ``v`` in rows ``f``, ``f+1``, ``f+2`` of lane ``j``."""
     w[at(base, f, j)] = v[0]
@@ -93,7 +100,7 @@ def put3(w, base, f, j, v):
     w[at(base, f + 2, j)] = v[2]
 
 
-@njit(cache=True)
+@njit(f"{_VEC}({_ROW}, int64, int64, int64, int64)", cache=True)
 def jac(w, base, j, direction, which):
     """Cached Jacobian row of lane ``j``: ``direction`` 0, 1, 2 for n, t1, t2; ``which`` 0: ra×d,
     1: rb×d, 2: Ia⁻¹(ra×d), 3: Ib⁻¹(rb×d)."""

@@ -53,7 +53,7 @@ def solve_joints_and_grabs(joints, grabs, bodies, h, use_bias, settings):
     """One pass over the distance joints and the mouse grabs."""
     if joints.count:
         solve_distance_joints(joints, bodies, h, use_bias, settings.joint_hertz, settings.joint_damping_ratio,
-                              False)
+                              bool(False))  # never the warm start; bool(): see run_substeps
     solve_grabs(grabs, bodies, h, use_bias)
 
 
@@ -107,8 +107,11 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
     mode = settings.response
     substeps = settings.substeps
     h = settings.dt / substeps
-    biased = normal_coefficients(h, True, settings)
-    relax = normal_coefficients(h, False, settings)
+    # plain booleans and integers, not literals: numba compiles a kernel once per literal constant it is
+    # called with (see contact_rows.py), so that the passes below share one compiled copy of each kernel
+    yes, no = bool(True), bool(False)
+    biased = normal_coefficients(h, yes, settings)
+    relax = normal_coefficients(h, no, settings)
     all_reference = settings.solver == REFERENCE
     base = settings.iterations // substeps
     extra = settings.iterations % substeps
@@ -121,7 +124,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
         # the wide solver's cached Jacobian rows do
         bodies.inv_inertia_start[:n] = bodies.inv_inertia[:n]
     record_speeds(bodies)
-    k = 0  # the solver trace's next row
+    k = int(0)  # the solver trace's next row
     for sub in range(substeps):
         t0 = clock()
         integrate_velocities(n, moving, bodies.vel, bodies.angvel, bodies.quat, bodies.force, bodies.torque,
@@ -131,10 +134,10 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
         times[T_INTEGRATE_VELOCITIES] += t1 - t0
         if mode == IMPULSE:
             if settings.warm_starting:
-                contact_pass(contacts, bodies, biased, True, all_reference)
+                contact_pass(contacts, bodies, biased, yes, all_reference)
                 if joints.count:
-                    solve_distance_joints(joints, bodies, h, True, settings.joint_hertz,
-                                          settings.joint_damping_ratio, True)
+                    solve_distance_joints(joints, bodies, h, yes, settings.joint_hertz,
+                                          settings.joint_damping_ratio, yes)
             else:
                 reset_impulses(contacts, bodies)
             record_pass(trace_lam, trace_vel, k, contacts, bodies)
@@ -142,13 +145,13 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
             t2 = clock()
             times[T_WARM_START] += t2 - t1
             for _ in range(max(base + (sub < extra), 1)):
-                solve_joints_and_grabs(joints, grabs, bodies, h, True, settings)
-                contact_pass(contacts, bodies, biased, False, all_reference)
+                solve_joints_and_grabs(joints, grabs, bodies, h, yes, settings)
+                contact_pass(contacts, bodies, biased, no, all_reference)
                 record_pass(trace_lam, trace_vel, k, contacts, bodies)
                 k += 1
         else:
             t2 = clock()
-            solve_joints_and_grabs(joints, grabs, bodies, h, True, settings)
+            solve_joints_and_grabs(joints, grabs, bodies, h, yes, settings)
             if mode == PENALTY:
                 penalty_contacts(contacts.points, contacts.pts, bodies, h, settings.penalty_hertz,
                                  settings.penalty_damping_ratio)
@@ -161,8 +164,8 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
         t4 = clock()
         times[T_INTEGRATE_POSITIONS] += t4 - t3
         if mode == IMPULSE:
-            solve_joints_and_grabs(joints, grabs, bodies, h, False, settings)
-            contact_pass(contacts, bodies, relax, False, all_reference)
+            solve_joints_and_grabs(joints, grabs, bodies, h, no, settings)
+            contact_pass(contacts, bodies, relax, no, all_reference)
         elif mode == PROJECTION:
             project_contacts(contacts.points, contacts.pts, bodies)
         limit_separation(bodies, contacts.points, contacts.pts, settings.max_push_velocity)

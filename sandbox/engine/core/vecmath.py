@@ -21,13 +21,15 @@ EPS = 1e-12
 
 ZERO_MAT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)  # a 3×3 zero matrix, row-major
 
-@njit(cache=True)
+# load3 and store3 are called with constant rows too: one explicit signature each, for the reason given in
+# contact_rows.py (numba compiles a copy per literal constant otherwise)
+@njit("UniTuple(float64, 3)(float64[:, ::1], int64)", cache=True)
 def load3(a, i):
     """Row ``i`` of an ``(n, 3)`` array as a vector tuple."""
     return (a[i, 0], a[i, 1], a[i, 2])
 
 
-@njit(cache=True)
+@njit("void(float64[:, ::1], int64, UniTuple(float64, 3))", cache=True)
 def store3(a, i, v):
     """Write vector tuple ``v`` into row ``i`` of an ``(n, 3)`` array."""
     a[i, 0] = v[0]
