@@ -254,8 +254,8 @@ def test_loading_a_scene_starts_a_fresh_timeline():
     assert s.load_scene("dominoes")
     tl = s.timeline
     assert (tl.first_step, tl.last_step, tl.divergence, len(tl.log)) == (0, 0, None, 0)
-    assert s.sim.recorder is tl and tl.world is s.world
-    assert s.reset() and s.sim.recorder is tl and tl.last_step == 0
+    assert s.sim.watchers[0] is tl and tl.world is s.world
+    assert s.reset() and s.sim.watchers[0] is tl and tl.last_step == 0
 
 
 def test_the_fingerprint_sees_what_the_user_changes_and_nothing_else():

@@ -226,8 +226,10 @@ class Panel:
         bodies = counted(len(world.bodies), _("body"), _("bodies"))
         imgui.text(_("{bodies}   t = {time:.2f} s   {fps:.0f} FPS{idle}").format(
             bodies=bodies, time=sim.time, fps=ctx.stats.fps, idle=idle))
-        imgui.text_colored(DIM, _("step {step:.2f} ms · render {render:.2f} ms").format(
-            step=sim.step_ms, render=ctx.stats.render_ms))
+        # the step count lives here rather than in the panel, which has no row to spare at 1280x720
+        line = _("step {n} ({last} this frame) {step:.2f} ms · render {render:.2f} ms")
+        imgui.text_colored(DIM, line.format(n=sim.steps, last=sim.steps_last_frame, step=sim.step_ms,
+                                            render=ctx.stats.render_ms))
         if sim.behind:
             imgui.text_colored(YELLOW, slowdown_note(sim))
         if session.errors:
@@ -310,6 +312,15 @@ class Panel:
         imgui.separator()
 
     def _simulation(self) -> None:
+        # rows 2 px closer than elsewhere: with the timeline's, the stepper's and the A/B toggles this
+        # section would otherwise push the panel past a 1280x720 window
+        imgui.push_style_var(imgui.StyleVar_.item_spacing, imgui.ImVec2(8, 4))
+        try:
+            self._simulation_rows()
+        finally:
+            imgui.pop_style_var()
+
+    def _simulation_rows(self) -> None:
         ctx, session, sim = self.ctx, self.ctx.session, self.ctx.session.sim
         full = imgui.ImVec2(110, 0)
         if imgui.button((_("Run") + "##run") if sim.paused else (_("Pause") + "##pause"), full):
@@ -320,8 +331,6 @@ class Panel:
         imgui.same_line()
         if imgui.button(_("Reset") + "##reset", imgui.ImVec2(-1, 0)):
             ctx.reset()
-        imgui.text_colored(DIM, _("t = {time:.2f} s   {steps} steps   {last} this frame").format(
-            time=sim.time, steps=sim.steps, last=sim.steps_last_frame))
         self.timeline.panel_toggles()
         if sim.real_rate is not None and not sim.paused:
             imgui.text_colored(YELLOW if sim.behind else DIM,
