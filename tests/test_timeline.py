@@ -547,7 +547,8 @@ def test_the_pose_bytes_are_counted_as_the_arrays_are_shared():
 
 def test_every_string_of_the_windows_has_its_portuguese_translation():
     """The strings the timeline strip and the event log show (``_("…")``), and their Help lines, are in
-    ``timeline.po`` with the same placeholders."""
+    the Portuguese catalogue (``timeline.po``, or another part's file where that part says it too) with
+    the same placeholders."""
     import re
     from pathlib import Path
 
@@ -559,7 +560,9 @@ def test_every_string_of_the_windows_has_its_portuguese_translation():
     shown = set(re.findall(r'_\("([^"]*)"\)', source))
     shown |= {"hide / show the timeline", "Left / Right arrow",
               "step back / forward through the timeline (pauses)"}
-    catalogue = read_po(LOCALE_DIR / "pt_BR" / "LC_MESSAGES" / "timeline.po")
+    catalogue = {}
+    for path in sorted((LOCALE_DIR / "pt_BR" / "LC_MESSAGES").glob("*.po")):
+        catalogue.update(read_po(path))
     assert shown <= set(catalogue), shown - set(catalogue)
     for english, portuguese in catalogue.items():
         assert sorted(re.findall(r"\{[^}]*\}|%d", english)) == sorted(re.findall(r"\{[^}]*\}|%d", portuguese))

@@ -226,10 +226,8 @@ class Panel:
         bodies = counted(len(world.bodies), _("body"), _("bodies"))
         imgui.text(_("{bodies}   t = {time:.2f} s   {fps:.0f} FPS{idle}").format(
             bodies=bodies, time=sim.time, fps=ctx.stats.fps, idle=idle))
-        # the step count lives here rather than in the panel, which has no row to spare at 1280x720
-        line = _("step {n} ({last} this frame) {step:.2f} ms · render {render:.2f} ms")
-        imgui.text_colored(DIM, line.format(n=sim.steps, last=sim.steps_last_frame, step=sim.step_ms,
-                                            render=ctx.stats.render_ms))
+        imgui.text_colored(DIM, _("step {step:.2f} ms · render {render:.2f} ms").format(
+            step=sim.step_ms, render=ctx.stats.render_ms))
         if sim.behind:
             imgui.text_colored(YELLOW, slowdown_note(sim))
         if session.errors:
@@ -332,10 +330,13 @@ class Panel:
         if imgui.button(_("Reset") + "##reset", imgui.ImVec2(-1, 0)):
             ctx.reset()
         self.timeline.panel_toggles()
-        if sim.real_rate is not None and not sim.paused:
+        if sim.paused or sim.real_rate is None:
+            imgui.text_colored(DIM, _("step {n} · paused").format(n=sim.steps) if sim.paused
+                               else _("step {n}").format(n=sim.steps))
+        else:
             imgui.text_colored(YELLOW if sim.behind else DIM,
-                               _("running at {rate:.2f}× real time (set {scale:g}×)").format(
-                                   rate=sim.real_rate, scale=sim.time_scale))
+                               _("step {n} · {rate:.2f}× real time (set {scale:g}×)").format(
+                                   n=sim.steps, rate=sim.real_rate, scale=sim.time_scale))
             if sim.behind:
                 imgui.push_text_wrap_pos(0.0)
                 imgui.text_colored(YELLOW, slowdown_note(sim))
