@@ -332,6 +332,12 @@ class App:
             ui.show_panel = not ui.show_panel
         elif symbol == key.L:
             self.panel.lesson.toggle()
+        elif symbol == key.T:
+            self.panel.timeline.toggle()
+        elif symbol == key.LEFT:
+            session.timeline.step_back()
+        elif symbol == key.RIGHT:
+            session.single_step()
         elif symbol == key.S:
             self.panel.stepper.toggle()
 
@@ -357,7 +363,7 @@ class App:
             else:
                 pos, quat = self.panel.stepper.poses(*session.sim.interpolated())
                 self.renderer.render(session.world, ui.camera, ui.options, self.interaction.highlight(),
-                                     pos=pos, quat=quat,
+                                     pos=pos, quat=quat, ghosts=session.timeline.ghosts(session.sim.alpha),
                                      **self.visuals.render_extras(session.world, self.panel.stepper.overlay))
                 render_ms = self.renderer.last_ms
         except Exception as exc:  # noqa: BLE001
@@ -396,6 +402,7 @@ class App:
         """Advance the clock by ``seconds`` of wall-clock time; a failing step pauses and is shown."""
         try:
             self.session.sim.advance(seconds)
+            self.session.timeline.tick(seconds)  # backward play, while the clock is paused
         except Exception as exc:  # noqa: BLE001 - keep the app alive and the world inspectable
             self.session.sim.paused = True
             self.session.report(N_("stepping the world (paused)"), exc)

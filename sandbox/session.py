@@ -33,6 +33,7 @@ from .i18n import N_, join
 from .lessons import Camera, Lesson
 from .scene_file import SceneFile, load_scene_file, save_scene_file
 from .scenes import SCENE_FOLDER, built_in_name
+from .timeline import Timeline
 
 if TYPE_CHECKING:
     from .compare import Comparison
@@ -273,7 +274,8 @@ class Session:
     ``scene_path`` is the file a scene came from, built-in scenes included (None for a Python builder),
     for the panel's Reload; ``lesson`` the scene's lesson (its file's, ``sandbox.lessons``), if it has
     one, and ``check`` the state of its check, which runs on a fresh copy of the scene in a background
-    thread."""
+    thread. ``timeline`` keeps the steps taken (``sandbox/timeline.py``: scrub back, branch, the event
+    log); it is the first of the simulation's watchers."""
 
     def __init__(self, world: World | None = None, dt: float = DEFAULT_DT,
                  max_steps: int = MAX_STEPS_PER_FRAME) -> None:
@@ -289,6 +291,7 @@ class Session:
         """The A/B comparison (``open_compare``): the scene in lanes side by side, or None."""
         self._builder: Callable[[World], object] | None = None
         self._changed: dict[str, object] = {}
+        self.timeline = Timeline(self)
 
     @property
     def world(self) -> World:
@@ -353,6 +356,7 @@ class Session:
         sim.watchers = old.watchers
         self.sim = sim
         self.scene_name, self._builder, self._changed = name, builder, dict(changed)
+        self.timeline.attach()
 
     def set_setting(self, name: str, value: object) -> None:
         """Set the world setting ``name`` (a ``World`` attribute such as "gravity", "substeps",
@@ -471,6 +475,8 @@ class Session:
     def resting(self) -> bool:
         """Whether the picture can only change through input: paused, or every dynamic body asleep and
         nothing grabbed."""
+        if self.timeline.playing_back:
+            return False
         if self.sim.paused:
             return True
         d = self.world.data

@@ -169,7 +169,7 @@ def test_another_scene_closes_the_comparison_and_bad_lanes_change_nothing():
     assert session.load_scene("bounce")
     session.open_compare()
     assert session.load_scene("bounce row") and session.compare is None
-    assert session.sim.watchers == []
+    assert session.sim.watchers == [session.timeline]  # the comparison left; the timeline stays
     for lanes, words in (([{"label": "", "settings": {}}], "2 or 3 lanes"),
                          ([{"label": "", "settings": {}}] * 4, "2 or 3 lanes"),
                          ([{"settings": {}}, {"settings": {"no_such": 1}}], "lane B: unknown setting"),

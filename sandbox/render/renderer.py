@@ -78,6 +78,7 @@ SKY_HORIZON = (0.70, 0.76, 0.84)
 LIGHT_DIR = np.array([-0.45, 1.0, 0.35]) / np.linalg.norm([-0.45, 1.0, 0.35])
 SELECTED_OUTLINE = (1.0, 0.55, 0.05, 1.0)
 GRABBED_OUTLINE = (0.05, 0.75, 1.0, 1.0)
+GHOST_COLOR = (0.10, 0.13, 0.28, 0.42)  # the abandoned run's bodies (``render``'s ghosts): faint, flat
 GROUND_PLANE_Y = -0.02          # below a ground box's top at y = 0, so the two never fight for depth
 GROUND_PLANE_HALF = 1500.0
 SHADOW_MAX_HALF = 60.0          # metres: the shadow map never covers more than this around the bodies
@@ -237,6 +238,7 @@ class _InstancedMesh:
             self.instances.release()
             self.lit.release()
             self.shadow.release()
+            self.ghost.release()
         self.capacity = max(count, 2 * self.capacity)
         ctx, r = self._r.ctx, self._r
         self.instances = ctx.buffer(reserve=self.capacity * INSTANCE_FLOATS * 4, dynamic=True)
@@ -251,6 +253,10 @@ class _InstancedMesh:
                                         skip_errors=True)
             self.shadow = ctx.vertex_array(r.shadow_prog, content, index_buffer=self.ibo,
                                            index_element_size=4, skip_errors=True)
+        # ghosts: the mesh (spheres' too, not the impostor) in the outline program's flat colour
+        self.ghost = ctx.vertex_array(r.outline_prog, [(self.vbo, VERTEX_FORMAT, *VERTEX_ATTRIBUTES),
+                                                       per_instance],
+                                      index_buffer=self.ibo, index_element_size=4, skip_errors=True)
 
     def draw(self, vao: moderngl.VertexArray) -> None:
         """Draw this frame's instances with ``vao`` (``lit`` or ``shadow``); impostor quads are drawn
@@ -272,7 +278,7 @@ class _InstancedMesh:
             self.instances.write(table)
 
     def release(self) -> None:
-        for obj in (self.lit, self.shadow, self.outline, self.instances, self.vbo, self.ibo):
+        for obj in (self.lit, self.shadow, self.ghost, self.outline, self.instances, self.vbo, self.ibo):
             obj.release()
 
 
@@ -493,13 +499,14 @@ class Renderer:
         return cached[1]
 
     def _instances(self, world, highlight: Highlight, pos: np.ndarray, quat: np.ndarray,
-                   colors: np.ndarray,
+                   colors: np.ndarray, rows: np.ndarray | None = None,
                    tint: np.ndarray | None = None) -> list[tuple[_InstancedMesh, int, int]]:
         """Fill the instance table, sorted by kind and hull id; returns (mesh, first row, row count)
-        for each mesh to draw, and keeps the sorted row order. ``tint`` (n, 4): see ``render``."""
+        for each mesh to draw, and keeps the sorted row order. ``rows``: only these live rows (sorted).
+        ``tint`` (n, 4): see ``render``."""
         d = world.data
         n = d.n
-        live = np.flatnonzero(d.alive[:n])
+        live = np.flatnonzero(d.alive[:n]) if rows is None else rows
         kind = d.kind[live]
         hull_id = np.where(kind == HULL, d.params[live, 0], -1.0).astype(np.int64)
         order = live[np.lexsort((hull_id, kind))]
@@ -570,7 +577,9 @@ class Renderer:
     def render(self, world, camera: Camera, options: RenderOptions, highlight: Highlight,
                pos: np.ndarray | None = None, quat: np.ndarray | None = None,
                region: tuple[int, int, int, int] | None = None,
-               overlay: Callable[[Batch], None] | None = None, tint: np.ndarray | None = None) -> None:
+               overlay: Callable[[Batch], None] | None = None,
+               ghosts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+               tint: np.ndarray | None = None) -> None:
         """Draw ``world`` seen by ``camera`` into the current framebuffer (``width × height``).
 
         ``pos`` (n, 3) and ``quat`` (n, 4), for rows ``[:world.data.n]``, replace the bodies' stored
@@ -578,7 +587,11 @@ class Renderer:
         ``(x, y, w, h)``, in framebuffer pixels from the bottom-left corner, limits the frame to that
         rectangle (a scissor: the projection is still the whole framebuffer's) and leaves the rest as it
         was, so that an A/B comparison draws one world per lane; None draws everywhere. ``overlay`` adds
-        to the frame's debug batch after the usual debug drawing. ``tint`` (n, 4), for rows
+        debug geometry to the frame's batch (the stepper's drawing). ``ghosts`` =
+        ``(rows (k,), pos (k, 3), quat (k, 4))`` draws those bodies' shapes a second time at the given
+        centres of mass and orientations, faint and flat (``GHOST_COLOR``), over the scene and hidden
+        where a body is in front: another run's poses (the timeline's abandoned run). Rows that hold no
+        live body are left out. ``tint`` (n, 4), for rows
         ``[:world.data.n]``, blends each body's colour towards the sRGB colour ``tint[:, :3]`` by the
         weight ``tint[:, 3]`` in [0, 1] (0: its own colour; a flash on a collision event)."""
         start = time.perf_counter()
@@ -593,10 +606,11 @@ class Renderer:
         pos = d.pos[:n] if pos is None else _rows("pos", pos, n, 3)
         quat = d.quat[:n] if quat is None else _rows("quat", quat, n, 4)
         tint = None if tint is None else _rows("tint", tint, n, 4)
+        ghosts = None if ghosts is None else _ghost_rows(world, ghosts)
         target = ctx.fbo
         # 1. the frame's data, with numpy: instance table and debug geometry
         colors = self._colors(n)
-        draws = self._instances(world, highlight, pos, quat, colors, tint)
+        draws = self._instances(world, highlight, pos, quat, colors, tint=tint)
         batch = self._batch
         batch.clear()
         build_debug(batch, world, options, highlight, pos, colors)
@@ -675,6 +689,8 @@ class Renderer:
         ctx.depth_func = "<="
         self._sky.render(moderngl.TRIANGLES, vertices=3)
         ctx.depth_func = "<"
+        if ghosts is not None and len(ghosts[0]):
+            self._ghosts(world, ghosts, pos, quat, colors)
         self._debug(options, runs, instance_runs)
         if own:
             fbo.scissor = None
@@ -710,6 +726,31 @@ class Renderer:
             _set(self.outline_prog, "u_hull", float(mesh.hull))
             mesh.outline.render(instances=1)
         self.ctx.cull_face = "back"
+
+    def _ghosts(self, world, ghosts: tuple, pos: np.ndarray, quat: np.ndarray, colors: np.ndarray) -> None:
+        """Draw the ``ghosts`` (``render``'s, as ``_ghost_rows`` keeps them) after every opaque thing: the
+        back faces of each shape, blended in ``GHOST_COLOR`` without writing depth, so that each pixel of
+        a ghost is covered once and a ghost where its body is (the runs agree) stays hidden behind the
+        body's front faces."""
+        rows, ghost_pos, ghost_quat = ghosts
+        all_pos, all_quat = np.array(pos, dtype=float), np.array(quat, dtype=float)
+        all_pos[rows], all_quat[rows] = ghost_pos, ghost_quat
+        draws = self._instances(world, Highlight(), all_pos, all_quat, colors, rows=rows)
+        ctx = self.ctx
+        ctx.enable(moderngl.BLEND | moderngl.CULL_FACE)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        ctx.fbo.depth_mask = False
+        ctx.cull_face = "front"
+        _set(self.outline_prog, "u_outline_color", GHOST_COLOR)
+        _set(self.outline_prog, "u_grow_px", 0.0)
+        for mesh, first, count in draws:
+            if count:
+                mesh.upload(self._table[first:first + count])  # the lit pass has been issued already
+                _set(self.outline_prog, "u_hull", float(mesh.hull))
+                mesh.ghost.render(instances=count)
+        ctx.cull_face = "back"
+        ctx.fbo.depth_mask = True
+        ctx.disable(moderngl.BLEND | moderngl.CULL_FACE)
 
     def _debug(self, options: RenderOptions, runs: list[tuple[float, int, int]],
                instance_runs: list[tuple[str, float, int, int]]) -> None:
@@ -759,6 +800,25 @@ class Renderer:
         if self._shadow_size:
             self._shadow_fbo.release()
             self._shadow_tex.release()
+
+
+def _ghost_rows(world, ghosts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``render``'s ``ghosts`` checked (ValueError naming what is wrong) and kept to the rows that hold a
+    live body, each once, sorted."""
+    if not isinstance(ghosts, (tuple, list)) or len(ghosts) != 3:
+        raise ValueError("ghosts must be a tuple (rows, pos, quat)")
+    rows = np.asarray(ghosts[0])
+    if rows.ndim != 1 or (len(rows) and not np.issubdtype(rows.dtype, np.integer)):
+        raise ValueError(f"ghost rows must be a 1-D integer array, got {rows.dtype} {rows.shape}")
+    pos = _rows("ghost pos", ghosts[1], len(rows), 3)
+    quat = _rows("ghost quat", ghosts[2], len(rows), 4)
+    if not (np.all(np.isfinite(pos)) and np.all(np.isfinite(quat))):
+        raise ValueError("ghost poses must be finite")
+    d = world.data
+    ok = (rows >= 0) & (rows < d.n)
+    ok[ok] &= d.alive[rows[ok]]
+    kept, first = np.unique(rows[ok].astype(np.int64), return_index=True)
+    return kept, pos[ok][first], quat[ok][first]
 
 
 def _rows(name: str, a, n: int, width: int) -> np.ndarray:

@@ -24,11 +24,13 @@ from ..session import MAX_FRAME_SECONDS, Simulation, scene_files
 from . import spawn
 from .compare_window import CompareWindow, window_toggles
 from .context import PANEL_WIDTH, UiContext
+from .event_log import EventLogWindow
 from .interaction import Interaction
 from .ledger_window import LedgerWindow
 from .lesson import LessonWindow, draw_plates, view_span, visible_labels
 from .plots import PlotsWindow
 from .stepper import Stepper
+from .timeline_window import TimelineWindow
 
 HISTORY = 240
 DEBUG_TOGGLES = (("shadows", N_("Shadows")), ("grid", N_("Ground grid")),
@@ -71,6 +73,8 @@ HELP = (  # (the single-letter keys are the same in every language)
     ("H", N_("hide / show the panel")),
     ("L", N_("hide / show the Lesson window")),
     ("S", N_("step through: take the next step apart, stage by stage (again: leave)")),
+    ("T", N_("hide / show the timeline")),
+    (N_("Left / Right arrow"), N_("step back / forward through the timeline (pauses)")),
     ("Ctrl + Q", N_("quit")),
 )
 
@@ -132,6 +136,8 @@ class Panel:
         self.stage_ms = np.zeros((len(STAGES), HISTORY), np.float32)  # per stage, per frame
         self._saved_gravity = np.array([0.0, -9.81, 0.0])
         self.lesson = LessonWindow(ctx)
+        self.event_log = EventLogWindow(ctx)
+        self.timeline = TimelineWindow(ctx, self.event_log)
         self.recorder = Recorder(lambda: ctx.session.selected)
         ctx.session.sim.watchers.append(self.recorder)  # the session hands its watchers from world to world
         self.compare = CompareWindow(ctx)
@@ -159,6 +165,8 @@ class Panel:
         self._overlay()
         self._tooltip()
         self.lesson.draw()
+        self._guarded(N_("the timeline"), self.timeline.draw)
+        self._guarded(N_("the event log"), self.event_log.draw)
         for window in (self.compare, self.plots, self.ledger):
             self._guarded(window.what, window.draw)
         self._guarded(N_("the stepper"), self.stepper.draw)
@@ -304,6 +312,15 @@ class Panel:
         imgui.separator()
 
     def _simulation(self) -> None:
+        # rows 2 px closer than elsewhere: with the timeline's, the stepper's and the A/B toggles this
+        # section would otherwise push the panel past a 1280x720 window
+        imgui.push_style_var(imgui.StyleVar_.item_spacing, imgui.ImVec2(8, 4))
+        try:
+            self._simulation_rows()
+        finally:
+            imgui.pop_style_var()
+
+    def _simulation_rows(self) -> None:
         ctx, session, sim = self.ctx, self.ctx.session, self.ctx.session.sim
         full = imgui.ImVec2(110, 0)
         if imgui.button((_("Run") + "##run") if sim.paused else (_("Pause") + "##pause"), full):
@@ -314,12 +331,14 @@ class Panel:
         imgui.same_line()
         if imgui.button(_("Reset") + "##reset", imgui.ImVec2(-1, 0)):
             ctx.reset()
-        imgui.text_colored(DIM, _("t = {time:.2f} s   {steps} steps   {last} this frame").format(
-            time=sim.time, steps=sim.steps, last=sim.steps_last_frame))
-        if sim.real_rate is not None and not sim.paused:
+        self.timeline.panel_toggles()
+        if sim.paused or sim.real_rate is None:
+            imgui.text_colored(DIM, _("step {n} · paused").format(n=sim.steps) if sim.paused
+                               else _("step {n}").format(n=sim.steps))
+        else:
             imgui.text_colored(YELLOW if sim.behind else DIM,
-                               _("running at {rate:.2f}× real time (set {scale:g}×)").format(
-                                   rate=sim.real_rate, scale=sim.time_scale))
+                               _("step {n} · {rate:.2f}× real time (set {scale:g}×)").format(
+                                   n=sim.steps, rate=sim.real_rate, scale=sim.time_scale))
             if sim.behind:
                 imgui.push_text_wrap_pos(0.0)
                 imgui.text_colored(YELLOW, slowdown_note(sim))
