@@ -32,6 +32,7 @@ from .session import DEFAULT_DT, FramePacer, SceneSource, Session
 from .ui.compare_window import render_lanes
 from .ui.context import UiContext
 from .ui.interaction import Interaction
+from .ui.lesson_visuals import LessonVisuals
 from .ui.panel import Panel
 from .warmup import cache_is_warm, compile_parallel, warm_up
 
@@ -161,6 +162,7 @@ class App:
                             window_size=self.window.get_size())
         self.interaction = Interaction(self.ui)
         self.panel = Panel(self.ui, self.interaction)
+        self.visuals = LessonVisuals(self.ui, self.interaction)
         self.pacer = FramePacer()
         self.closed = False
         self.frames = 0
@@ -232,6 +234,7 @@ class App:
             self.interaction.leave()
         else:
             self._guard(N_("mouse motion"), self.interaction.on_mouse_motion, x, y)
+            self.visuals.cursor_moved()
 
     def on_mouse_press(self, x, y, button, modifiers):
         self._input()
@@ -349,18 +352,19 @@ class App:
             self.window.set_caption(_(WINDOW_CAPTION))
         self._advance(frame_seconds)
         self._guard(N_("mouse update"), self.interaction.update)
+        self._guard(N_("the lesson visuals"), self.visuals.update)
         self.ctx.screen.use()
         self.ctx.clear(*CLEAR_COLOR)
         render_ms = 0.0
         try:
             if session.compare is not None:  # A/B: one world per lane
                 render_ms = render_lanes(self.renderer, ui, self.interaction.highlight(),
-                                         self.window.get_framebuffer_size())
+                                         self.window.get_framebuffer_size(), self.visuals.render_extras)
             else:
                 pos, quat = self.panel.stepper.poses(*session.sim.interpolated())
                 self.renderer.render(session.world, ui.camera, ui.options, self.interaction.highlight(),
-                                     pos=pos, quat=quat, overlay=self.panel.stepper.overlay,
-                                     ghosts=session.timeline.ghosts(session.sim.alpha))
+                                     pos=pos, quat=quat, ghosts=session.timeline.ghosts(session.sim.alpha),
+                                     **self.visuals.render_extras(session.world, self.panel.stepper.overlay))
                 render_ms = self.renderer.last_ms
         except Exception as exc:  # noqa: BLE001
             session.report(N_("drawing the scene"), exc)
@@ -372,6 +376,7 @@ class App:
         imgui.new_frame()
         ui.ui_rects = []
         self.panel.draw()
+        self._guard(N_("the lesson visuals"), self.visuals.draw)
         imgui.render()
         self.imgui.render(imgui.get_draw_data())
         ui.stats.ui_ms = 1000.0 * (time.perf_counter() - start)

@@ -832,6 +832,18 @@ LABELS: dict[str, LabelFn] = {f.__name__.removeprefix("labels_"): f for f in (
     labels_restitution, labels_tunnelling, labels_stacking, labels_raycasts, labels_events,
     labels_spinning_top)}
 """Every lesson's labels function, by its name without ``labels_``."""
+VISUALS: dict[str, tuple[str, ...]] = {"raycasts": ("cursor_ray",), "tunnelling": ("sweeps",),
+                                       "events": ("flashes",)}
+"""The teaching visuals (``RenderOptions`` toggles drawn by ``sandbox/ui/lesson_visuals.py``) a lesson turns
+on while its scene is loaded, by the name of the lesson's check: a scene file of one's own whose lesson
+runs the raycasts check gets the ray from the cursor too."""
+
+
+def lesson_visuals(lesson: Lesson | None) -> tuple[str, ...]:
+    """The ``VISUALS`` of ``lesson`` (none for no lesson, or a check without visuals)."""
+    if lesson is None:
+        return ()
+    return next((VISUALS.get(name, ()) for name, check in CHECKS.items() if check is lesson.check), ())
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -94,7 +94,10 @@ class RenderOptions:
     intervals, grid cells or octree nodes), ``velocities`` (``v·velocity_arrow_scale`` arrows from the
     centres of mass), ``grab_spring`` (the grab's spring line and force arrow,
     ``force·force_arrow_scale`` metres), ``joints`` (distance joints as lines), ``outlines`` (around the
-    selected and grabbed bodies), ``xray`` (debug lines behind bodies drawn faint). ``msaa``: 0 uses the
+    selected and grabbed bodies), ``xray`` (debug lines behind bodies drawn faint). ``cursor_ray``,
+    ``sweeps`` and ``flashes`` are teaching visuals that the app draws through ``render``'s ``overlay``
+    and ``tint`` (``sandbox/ui/lesson_visuals.py``: the ray under the cursor, the swept volumes of the
+    last step, flashes on collision events); the renderer itself ignores them. ``msaa``: 0 uses the
     target framebuffer's own samples, N > 1 an offscreen N-sample buffer resolved into the target;
     ``shadow_map_size``: texels per side; line widths and point sizes in pixels."""
 
@@ -109,6 +112,9 @@ class RenderOptions:
     joints: bool = True
     outlines: bool = True
     xray: bool = True
+    cursor_ray: bool = False
+    sweeps: bool = False
+    flashes: bool = False
     normal_scale: str = "depth"
     msaa: int = 0
     shadow_map_size: int = 2048
@@ -494,9 +500,10 @@ class Renderer:
 
     def _instances(self, world, highlight: Highlight, pos: np.ndarray, quat: np.ndarray,
                    colors: np.ndarray, rows: np.ndarray | None = None,
-                   ) -> list[tuple[_InstancedMesh, int, int]]:
+                   tint: np.ndarray | None = None) -> list[tuple[_InstancedMesh, int, int]]:
         """Fill the instance table, sorted by kind and hull id; returns (mesh, first row, row count)
-        for each mesh to draw, and keeps the sorted row order. ``rows``: only these live rows (sorted)."""
+        for each mesh to draw, and keeps the sorted row order. ``rows``: only these live rows (sorted).
+        ``tint`` (n, 4): see ``render``."""
         d = world.data
         n = d.n
         live = np.flatnonzero(d.alive[:n]) if rows is None else rows
@@ -518,6 +525,9 @@ class Renderer:
         t[:, 10] = np.where(kind == CAPSULE, params[:, 1], 0.0)
         static = d.static[order]
         t[:, 11:14] = np.where(static[:, None], np.float32(STATIC_COLOR), colors[order])
+        if tint is not None:
+            weight = np.clip(tint[order, 3:4], 0.0, 1.0)
+            t[:, 11:14] += (tint[order, 0:3] - t[:, 11:14]) * weight
         flags = np.where(static, STATIC, np.where(d.awake[order], 0, ASLEEP))
         for index, bit in ((highlight.hovered, HOVERED), (highlight.selected, SELECTED),
                            (highlight.grabbed, GRABBED)):
@@ -568,7 +578,8 @@ class Renderer:
                pos: np.ndarray | None = None, quat: np.ndarray | None = None,
                region: tuple[int, int, int, int] | None = None,
                overlay: Callable[[Batch], None] | None = None,
-               ghosts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
+               ghosts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+               tint: np.ndarray | None = None) -> None:
         """Draw ``world`` seen by ``camera`` into the current framebuffer (``width × height``).
 
         ``pos`` (n, 3) and ``quat`` (n, 4), for rows ``[:world.data.n]``, replace the bodies' stored
@@ -580,7 +591,9 @@ class Renderer:
         ``(rows (k,), pos (k, 3), quat (k, 4))`` draws those bodies' shapes a second time at the given
         centres of mass and orientations, faint and flat (``GHOST_COLOR``), over the scene and hidden
         where a body is in front: another run's poses (the timeline's abandoned run). Rows that hold no
-        live body are left out."""
+        live body are left out. ``tint`` (n, 4), for rows
+        ``[:world.data.n]``, blends each body's colour towards the sRGB colour ``tint[:, :3]`` by the
+        weight ``tint[:, 3]`` in [0, 1] (0: its own colour; a flash on a collision event)."""
         start = time.perf_counter()
         options.validate()
         if region is not None:
@@ -592,11 +605,12 @@ class Renderer:
         n = d.n
         pos = d.pos[:n] if pos is None else _rows("pos", pos, n, 3)
         quat = d.quat[:n] if quat is None else _rows("quat", quat, n, 4)
+        tint = None if tint is None else _rows("tint", tint, n, 4)
         ghosts = None if ghosts is None else _ghost_rows(world, ghosts)
         target = ctx.fbo
         # 1. the frame's data, with numpy: instance table and debug geometry
         colors = self._colors(n)
-        draws = self._instances(world, highlight, pos, quat, colors)
+        draws = self._instances(world, highlight, pos, quat, colors, tint=tint)
         batch = self._batch
         batch.clear()
         build_debug(batch, world, options, highlight, pos, colors)
@@ -721,7 +735,7 @@ class Renderer:
         rows, ghost_pos, ghost_quat = ghosts
         all_pos, all_quat = np.array(pos, dtype=float), np.array(quat, dtype=float)
         all_pos[rows], all_quat[rows] = ghost_pos, ghost_quat
-        draws = self._instances(world, Highlight(), all_pos, all_quat, colors, rows)
+        draws = self._instances(world, Highlight(), all_pos, all_quat, colors, rows=rows)
         ctx = self.ctx
         ctx.enable(moderngl.BLEND | moderngl.CULL_FACE)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA

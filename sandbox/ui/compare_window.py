@@ -17,13 +17,14 @@ only, since A is the session's world: over the other lanes it does nothing (they
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 from imgui_bundle import imgui
 
 from ..compare import Comparison, Figures, Lane
-from ..engine import SETTINGS
+from ..engine import SETTINGS, World
 from ..i18n import N_, _
 from ..render import Camera, Highlight, Renderer
 from .context import LESSON_WIDTH, PANEL_WIDTH, UiContext, _fits
@@ -146,10 +147,11 @@ def lane_camera(ctx: UiContext, rects: list[Rect]) -> LaneCamera:
 
 
 def render_lanes(renderer: Renderer, ctx: UiContext, highlight: Highlight,
-                 framebuffer_size: tuple[int, int]) -> float:
+                 framebuffer_size: tuple[int, int], extras: Callable[[World], dict] | None = None) -> float:
     """Draw each lane's world into its lane of the current framebuffer (``framebuffer_size`` pixels),
     A's with the mouse's ``highlight``, the others with only the selection; returns the milliseconds the
-    renderer took in all."""
+    renderer took in all. ``extras(world)``, if given, are more keyword arguments of ``Renderer.render``
+    for the lane of ``world`` (the lesson visuals' ``overlay`` and ``tint``)."""
     session = ctx.session
     comparison = session.compare
     comparison.follow(session.sim)
@@ -167,7 +169,8 @@ def render_lanes(renderer: Renderer, ctx: UiContext, highlight: Highlight,
         seen = camera if k == 0 else LaneCamera.like(camera, lane_shift(rect, h))
         marks = highlight if k == 0 else Highlight(selected=highlight.selected)
         pos, quat = sim.interpolated()
-        renderer.render(sim.world, seen, ctx.options, marks, pos=pos, quat=quat, region=region)
+        more = extras(sim.world) if extras is not None else {}
+        renderer.render(sim.world, seen, ctx.options, marks, pos=pos, quat=quat, region=region, **more)
         total += renderer.last_ms
     return total
 

@@ -38,7 +38,9 @@ DEBUG_TOGGLES = (("shadows", N_("Shadows")), ("grid", N_("Ground grid")),
                  ("normals", N_("Contact normals")),
                  ("aabbs", N_("Bounding boxes (AABB)")), ("broadphase", N_("Broad-phase structure")),
                  ("velocities", N_("Velocities")), ("grab_spring", N_("Grab spring and force")),
-                 ("joints", N_("Joints")), ("xray", N_("X-ray (hidden debug lines faint)")))
+                 ("joints", N_("Joints")), ("xray", N_("X-ray (hidden debug lines faint)")),
+                 ("cursor_ray", N_("Ray from the cursor")), ("sweeps", N_("Swept volumes of the last step")),
+                 ("flashes", N_("Flash on collision events")))
 NORMAL_SCALES = ("depth", "impulse")
 # the Advanced section: settings the seed tutorials discuss, each shown with its one-line meaning from the
 # engine's SETTINGS table; (name, slider is logarithmic)
