@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 
@@ -557,11 +558,13 @@ class Renderer:
 
     # --- the frame -----------------------------------------------------------------------------
     def render(self, world, camera: Camera, options: RenderOptions, highlight: Highlight,
-               pos: np.ndarray | None = None, quat: np.ndarray | None = None) -> None:
+               pos: np.ndarray | None = None, quat: np.ndarray | None = None,
+               overlay: Callable[[Batch], None] | None = None) -> None:
         """Draw ``world`` seen by ``camera`` into the current framebuffer (``width × height``).
 
         ``pos`` (n, 3) and ``quat`` (n, 4), for rows ``[:world.data.n]``, replace the bodies' stored
-        centres of mass and orientations (interpolated poses between physics steps)."""
+        centres of mass and orientations (interpolated poses between physics steps). ``overlay`` adds
+        geometry of its own to the frame's debug batch (the stepper's views)."""
         start = time.perf_counter()
         options.validate()
         ctx = self.ctx
@@ -576,6 +579,8 @@ class Renderer:
         batch = self._batch
         batch.clear()
         build_debug(batch, world, options, highlight, pos, colors)
+        if overlay is not None:
+            overlay(batch)
         lines, runs = batch.line_array()
         instances, instance_runs = batch.instance_array()
         prepared = time.perf_counter()
