@@ -289,6 +289,7 @@ def imgui_frame():
     io.display_size = imgui.ImVec2(1280, 720)
     io.delta_time = 1 / 60
     io.backend_flags |= imgui.BackendFlags_.renderer_has_textures
+    io.set_ini_filename("")  # no imgui.ini left behind
 
     @contextmanager
     def frame():
@@ -314,6 +315,7 @@ def settled_showcase_trace():
 
 
 def test_pair_view_draws_every_sub_step_and_puts_the_manifold_into_the_scene(imgui_frame):
+    from sandbox.i18n import language, set_language
     from sandbox.render.debug_draw import Batch
     from sandbox.ui.stepper_pair import PairView
 
@@ -332,6 +334,16 @@ def test_pair_view_draws_every_sub_step_and_puts_the_manifold_into_the_scene(img
             batch = Batch()
             view.draw_scene(trace, stage, sub, batch)
             assert len(batch.line_array()[0]) + len(batch.point_array()) + len(batch.instance_array()[0]) > 0
+    before = language()
+    set_language("pt_BR")  # every formatted string fills in Portuguese too
+    try:
+        assert view.substeps(trace, "manifold")[-1] == "contatos finais"
+        for stage in ("narrow phase", "manifold"):
+            for sub in range(len(view.substeps(trace, stage))):
+                with imgui_frame():
+                    view.draw_panel(trace, stage, sub)
+    finally:
+        set_language(before)
     final = view.substeps(trace, "manifold").index("final contacts")
     batch = Batch()
     view.draw_scene(trace, "manifold", final, batch)
