@@ -306,6 +306,17 @@ def imgui_frame():
     imgui.destroy_context(ctx)
 
 
+@pytest.fixture
+def english():
+    """The view's labels in English (the source text), whatever the environment asks for."""
+    from sandbox.i18n import language, set_language
+
+    before = language()
+    set_language("en")
+    yield
+    set_language(before)
+
+
 def settled_showcase_trace():
     w = World()
     scenes.showcase(w)
@@ -314,8 +325,8 @@ def settled_showcase_trace():
     return w, w.step_traced(DT)
 
 
-def test_pair_view_draws_every_sub_step_and_puts_the_manifold_into_the_scene(imgui_frame):
-    from sandbox.i18n import language, set_language
+def test_pair_view_draws_every_sub_step_and_puts_the_manifold_into_the_scene(imgui_frame, english):
+    from sandbox.i18n import set_language
     from sandbox.render.debug_draw import Batch
     from sandbox.ui.stepper_pair import PairView
 
@@ -334,7 +345,6 @@ def test_pair_view_draws_every_sub_step_and_puts_the_manifold_into_the_scene(img
             batch = Batch()
             view.draw_scene(trace, stage, sub, batch)
             assert len(batch.line_array()[0]) + len(batch.point_array()) + len(batch.instance_array()[0]) > 0
-    before = language()
     set_language("pt_BR")  # every formatted string fills in Portuguese too
     try:
         assert view.substeps(trace, "manifold")[-1] == "contatos finais"
@@ -343,7 +353,7 @@ def test_pair_view_draws_every_sub_step_and_puts_the_manifold_into_the_scene(img
                 with imgui_frame():
                     view.draw_panel(trace, stage, sub)
     finally:
-        set_language(before)
+        set_language("en")
     final = view.substeps(trace, "manifold").index("final contacts")
     batch = Batch()
     view.draw_scene(trace, "manifold", final, batch)
@@ -352,7 +362,7 @@ def test_pair_view_draws_every_sub_step_and_puts_the_manifold_into_the_scene(img
         assert np.min(np.linalg.norm(drawn - q, axis=1)) < 1e-5  # float32 vertices
 
 
-def test_pair_view_sub_steps_follow_the_pair(imgui_frame):
+def test_pair_view_sub_steps_follow_the_pair(imgui_frame, english):
     from sandbox.render.debug_draw import Batch
     from sandbox.ui.stepper_pair import PairView
 
