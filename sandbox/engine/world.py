@@ -7,7 +7,6 @@ and ``ContactArrays``; this module only owns the arrays, checks input, and times
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import math
 import time
@@ -579,8 +578,8 @@ class World:
         computes (its first stage reads nothing else)."""
         n = self.data.n
         d = self.data
-        narrow = NarrowState(d.kind[:n].copy(), d.params[:n].copy(), d.pos[:n].copy(), d.quat[:n].copy(),
-                             self._margins(n, positive_float("dt", dt)), self.hulls.arrays(), frozenset())
+        before = (d.kind[:n].copy(), d.params[:n].copy(), d.pos[:n].copy(), d.quat[:n].copy(),
+                  self._margins(n, positive_float("dt", dt)), self.hulls.arrays())
         labels = solver_pass_labels(self._response, self._substeps, self._iterations, self._warm_starting)
         self._tracing = labels
         try:
@@ -602,9 +601,10 @@ class World:
         passes = [SolverPass(label, lam[r, :k, 0].copy(), lam[r, :k, 1:].copy(), vel[r, :n, :3].copy(),
                              vel[r, :n, 3:].copy()) for r, label in enumerate(labels)]
         skipped = () if self._response == "impulse" else ("warm_start", "restitution")
-        reused = frozenset((min(int(c.body_a[i]), int(c.body_b[i])), max(int(c.body_a[i]), int(c.body_b[i])))
-                           for i in np.flatnonzero(self._manifold_source[: c.count] >= 0))
-        narrow = dataclasses.replace(narrow, reused=reused)
+        cached = self._manifold_source[: c.count] >= 0
+        ends = c.body_a[: c.count][cached], c.body_b[: c.count][cached]
+        narrow = NarrowState(*before, frozenset(zip(np.minimum(*ends).tolist(), np.maximum(*ends).tolist(),
+                                                    strict=True)))
         return StepTrace(tuple(s for s in STAGES if s not in skipped), dict(self.timings), self.pairs.copy(),
                          self.manifolds, point_manifold, point_slot, bodies, passes, narrow)
 

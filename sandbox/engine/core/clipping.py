@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .narrow_trace import CLIP, IDENTITY, record_polygon
+from .narrow_trace import CLIP, IDENTITY, record_polygon, tracing
 from .vecmath import add, cross, dot, length_sq, load3, scale, store3, sub
 
 
@@ -59,7 +59,8 @@ def clip_to_face(ref, nref, n, poly, npoly, spare, trace):
         side = cross(sub(load3(ref, (i + 1) % nref), v0), n)
         off = dot(side, v0)
         m = clip_against_plane(src, m, dst, side, off)
-        record_polygon(trace, CLIP, i, dst, m, side, off, IDENTITY, False)
+        if tracing(trace):
+            record_polygon(trace, CLIP, i, dst, m, side, off, IDENTITY, False)
         src, dst = dst, src
         if m == 0:
             break

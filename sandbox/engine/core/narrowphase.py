@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from .layout import BOX, CAPSULE, HULL, MAX_POINTS, SPHERE
-from .narrow_trace import TRACE_WIDTH
+from .narrow_trace import step_buffer
 from .polyhedra import box_box, box_hull, hull_hull
 from .rounded import (
     box_capsule,
@@ -192,7 +192,7 @@ def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a,
 
     scratch = (np.zeros(3), np.zeros((MAX_POINTS, 3)), np.zeros((MAX_POINTS, 3)), np.zeros(MAX_POINTS))
     # a trace buffer without rows: a step records nothing (narrow_trace.py; StepTrace.pair retraces a pair)
-    trace = np.zeros((0, TRACE_WIDTH))
+    trace = step_buffer()
     bodies = (pairs, kind, params, pos, quat, margin_body)
     out = (out_normal, out_npoints, out_pa, out_pb, out_depth)
     for code in range(N_CODES):

@@ -31,7 +31,7 @@ Tracing (``narrow_trace.py``): when the ``trace`` buffer has rows, each test rec
 axis it tested with its separation (up to the one that separates, where it stops), the axis it chose,
 the reference and incident faces, the polygon after each clip plane, the points removed above the
 reference face and by the reduction to four, or the two edges of an edge contact. In an ordinary step
-the buffer has no rows and every ``record`` is one failed test.
+the buffer has no rows and every ``if tracing(trace)`` is one branch not taken.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ from .narrow_trace import (
     REDUCTION,
     REFERENCE,
     REMOVED,
+    note_separation,
     record,
     record_axis,
     record_closest,
@@ -166,7 +167,8 @@ def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, p
     B, so the normal is reversed and the two point sets exchanged. Returns the number of points.
     Traced: the kept points (KEPT) and those the reduction leaves out."""
     depth = clipped[:, 3]
-    record_polygon(trace, KEPT, 0, clipped, kept, n, 0.0, IDENTITY, True)
+    if tracing(trace):
+        record_polygon(trace, KEPT, 0, clipped, kept, n, 0.0, IDENTITY, True)
     chosen = (0, 1, 2, 3) if kept <= 4 else reduce_to_four(clipped, kept, n)
     if kept > 4 and tracing(trace):
         for idx in range(kept):
@@ -215,7 +217,7 @@ def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, fr
             store3(clipped, kept, x)  # compacted in place: kept <= k
             depth[kept] = s
             kept += 1
-        else:
+        elif tracing(trace):
             record(trace, REMOVED, ABOVE, 0, 0, x, s)
     if kept == 0:
         return 0
@@ -276,7 +278,8 @@ def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, nor
     closest to it. Same conventions as ``_face_contact``."""
     x = load3(poly, 0)
     s = d - dot(n, x)
-    record(trace, FALLBACK, 0, 0, 0, x, s)
+    if tracing(trace):
+        record(trace, FALLBACK, 0, 0, 0, x, s)
     if s < -margin:
         return 0
     y = _closest_on_face(ref, nref, n, mad(x, n, s))
@@ -342,19 +345,42 @@ def _box_support_edge(c, axes, h, skip, direction):
     return p
 
 
-@njit(cache=True, inline="always")
-def _trace_box_edge(trace, i, j, b, t, gap, ln):
-    """Record the edge axis e_i × b_j of ``box_box`` (``b`` = b_j in A's frame, unnormalised length
-    ``ln``), oriented from A to B (along the centres' offset ``t``), with separation ``gap / ln``; a
-    parallel pair (``ln`` 0) as a zero axis with a NaN separation."""
-    if not tracing(trace):
-        return
-    if ln < PARALLEL_TOL:
-        record(trace, AXIS, EDGE, i, j, (0.0, 0.0, 0.0), np.nan)
-        return
-    e = (1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0, 1.0 if i == 2 else 0.0)
-    axis = scale(cross(e, b), 1.0 / ln)
-    record_axis(trace, EDGE, i, j, axis, 1.0 if dot(axis, t) >= 0.0 else -1.0, gap / ln)
+@njit(cache=True)
+def _trace_box_axes(trace, tested, t, eb, pa, qa):
+    """Complete the rows of the first ``tested`` axes of ``box_box``, whose loops stored only their
+    separations (``narrow_trace.note_separation``), in its order: A's face axes 0, 1, 2, B's, then the
+    edge axes e_i × b_j (slot 6 + 3i + j; ``eb[j]`` = b_j in A's frame); each axis oriented from A to B
+    (along the centres' offset ``t``), a parallel edge pair as a zero axis. Then the working frame."""
+    r0 = int(trace[0, 0])
+    room = trace.shape[0] - 1 - r0
+    if tested > room:
+        trace[0, 1] = 1.0  # the rows that did not fit
+        tested = room
+    for slot in range(tested):
+        if slot < 3:
+            group, fa, fb = FACE_A, slot, -1
+            axis = (1.0 if slot == 0 else 0.0, 1.0 if slot == 1 else 0.0, 1.0 if slot == 2 else 0.0)
+        elif slot < 6:
+            group, fa, fb = FACE_B, -1, slot - 3
+            axis = eb[slot - 3]
+        else:
+            group, fa, fb = EDGE, (slot - 6) // 3, (slot - 6) % 3
+            e = (1.0 if fa == 0 else 0.0, 1.0 if fa == 1 else 0.0, 1.0 if fa == 2 else 0.0)
+            axis = cross(e, eb[fb])
+            ln = length(axis)
+            axis = scale(axis, 1.0 / ln) if ln >= PARALLEL_TOL else (0.0, 0.0, 0.0)
+        if dot(axis, t) < 0.0:
+            axis = neg(axis)
+        r = r0 + 1 + slot
+        trace[r, 0] = AXIS
+        trace[r, 1] = group
+        trace[r, 2] = fa
+        trace[r, 3] = fb
+        trace[r, 4] = axis[0]
+        trace[r, 5] = axis[1]
+        trace[r, 6] = axis[2]
+    trace[0, 0] = r0 + tested
+    record_frame(trace, pa, qa)
 
 
 @njit(cache=True)
@@ -364,7 +390,6 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     make every edge axis a face axis, so the test reduces to the AABB overlap test's least-overlap axis.
     Traced (``narrow_trace.py``): the 3 + 3 face axes (feature: the axis 0, 1, 2) and the 9 edge axes
     (features i, j of e_i × b_j), each oriented from A to B, and what the module docstring lists."""
-    record_frame(trace, pa, qa)
     ha = (prm_a[0], prm_a[1], prm_a[2])
     hb = (prm_b[0], prm_b[1], prm_b[2])
     q = quat_mul(quat_conj(qa), qb)
@@ -377,8 +402,11 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     face_a = 0
     for i in range(3):
         s = abs(t[i]) - (ha[i] + hb[0] * abs(eb[0][i]) + hb[1] * abs(eb[1][i]) + hb[2] * abs(eb[2][i]))
-        record_axis(trace, FACE_A, i, -1, ea[i], 1.0 if t[i] >= 0.0 else -1.0, s)
+        if tracing(trace):
+            note_separation(trace, i, s)
         if s > margin:
+            if tracing(trace):
+                _trace_box_axes(trace, i + 1, t, eb, pa, qa)
             return 0
         if s > sep_a:
             sep_a = s
@@ -388,8 +416,11 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     for j in range(3):
         s = abs(dot(t, eb[j])) - (hb[j] + ha[0] * abs(eb[j][0]) + ha[1] * abs(eb[j][1])
                                   + ha[2] * abs(eb[j][2]))
-        record_axis(trace, FACE_B, -1, j, eb[j], 1.0 if dot(t, eb[j]) >= 0.0 else -1.0, s)
+        if tracing(trace):
+            note_separation(trace, 3 + j, s)
         if s > margin:
+            if tracing(trace):
+                _trace_box_axes(trace, 4 + j, t, eb, pa, qa)
             return 0
         if s > sep_b:
             sep_b = s
@@ -407,21 +438,27 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
             b = eb[j]
             ln = math.sqrt(b[i1] * b[i1] + b[i2] * b[i2])
             if ln < PARALLEL_TOL:
-                _trace_box_edge(trace, i, j, b, t, 0.0, ln)
+                if tracing(trace):
+                    note_separation(trace, 6 + 3 * i + j, np.nan)
                 continue
             j1 = (j + 1) % 3
             j2 = (j + 2) % 3
             ra = ha[i1] * abs(b[i2]) + ha[i2] * abs(b[i1])
             rb = hb[j1] * abs(eb[j2][i]) + hb[j2] * abs(eb[j1][i])
             gap = abs(t[i2] * b[i1] - t[i1] * b[i2]) - ra - rb
-            _trace_box_edge(trace, i, j, b, t, gap, ln)
+            if tracing(trace):
+                note_separation(trace, 6 + 3 * i + j, gap / ln)
             if gap > margin * ln:
+                if tracing(trace):
+                    _trace_box_axes(trace, 7 + 3 * i + j, t, eb, pa, qa)
                 return 0
             if gap > sep_e * ln:
                 sep_e = gap / ln
                 edge_i = i
                 edge_j = j
 
+    if tracing(trace):
+        _trace_box_axes(trace, 15, t, eb, pa, qa)
     use_b = sep_b > sep_a
     sep_face = sep_b if use_b else sep_a
     if edge_i >= 0 and sep_e > sep_face + (1.0 - REL_TOL) * abs(sep_face) + ABS_TOL:
@@ -433,7 +470,8 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
         cb = _box_support_edge(t, eb, hb, edge_j, neg(axis))
         da = scale(ea[edge_i], ha[edge_i])
         db = scale(eb[edge_j], hb[edge_j])
-        record(trace, CHOSEN, EDGE, edge_i, edge_j, axis, sep_e)
+        if tracing(trace):
+            record(trace, CHOSEN, EDGE, edge_i, edge_j, axis, sep_e)
         return _edge_contact(sub(ca, da), add(ca, da), sub(cb, db), add(cb, db), axis, pa, qa, normal,
                              pts_a, pts_b, depths, trace)
 
@@ -562,7 +600,8 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
     (Gregorius 2013; see the module docstring). Writes the manifold, returns its point count. Traced:
     every face axis (feature: the face within its hull) and every edge pair that passed the Gauss-map
     test (features: the edges within their hulls), each oriented from A to B."""
-    record_frame(trace, pa, qa)
+    if tracing(trace):
+        record_frame(trace, pa, qa)
     va0, van, vert_a = HA.vert_start[ia], HA.vert_count[ia], HA.verts
     fa0, fan, norm_a, off_a = HA.face_start[ia], HA.face_count[ia], HA.face_normal, HA.face_offset
     ea0, ean, edges_a, ef_a = HA.edge_start[ia], HA.edge_count[ia], HA.edges, HA.edge_faces
@@ -591,7 +630,8 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         for k in range(vbn):
             lo = min(lo, dot(n, load3(vb, k)))
         s = lo - off_a[fa0 + f]
-        record_axis(trace, FACE_A, f, -1, n, 1.0, s)
+        if tracing(trace):
+            record_axis(trace, FACE_A, f, -1, n, 1.0, s)
         if s > margin:
             return 0
         if s > sep_a:
@@ -605,7 +645,8 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         for k in range(van):
             lo = min(lo, dot(n, load3(vert_a, va0 + k)))
         s = lo - db[g]
-        record_axis(trace, FACE_B, -1, g, n, -1.0, s)
+        if tracing(trace):
+            record_axis(trace, FACE_B, -1, g, n, -1.0, s)
         if s > margin:
             return 0
         if s > sep_b:
@@ -633,13 +674,15 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
             axis = cross(dir_a, dir_b)
             ln = length(axis)
             if ln < PARALLEL_TOL * length(dir_a) * length(dir_b):
-                record(trace, AXIS, EDGE, e - ea0, g - eb0, (0.0, 0.0, 0.0), np.nan)
+                if tracing(trace):
+                    record(trace, AXIS, EDGE, e - ea0, g - eb0, (0.0, 0.0, 0.0), np.nan)
                 continue
             axis = scale(axis, 1.0 / ln)
             if dot(axis, a0) < 0.0:  # A's origin is its centre of mass, inside it
                 axis = neg(axis)
             s = dot(axis, sub(b0, a0))
-            record(trace, AXIS, EDGE, e - ea0, g - eb0, axis, s)
+            if tracing(trace):
+                record(trace, AXIS, EDGE, e - ea0, g - eb0, axis, s)
             if s > margin:
                 return 0
             if s > sep_e:
@@ -651,7 +694,8 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
     use_b = sep_b > sep_a
     sep_face = sep_b if use_b else sep_a
     if best_ea >= 0 and sep_e > sep_face + (1.0 - REL_TOL) * abs(sep_face) + ABS_TOL:
-        record(trace, CHOSEN, EDGE, best_ea - ea0, best_eb - eb0, best_axis, sep_e)
+        if tracing(trace):
+            record(trace, CHOSEN, EDGE, best_ea - ea0, best_eb - eb0, best_axis, sep_e)
         return _edge_contact(load3(vert_a, edges_a[best_ea, 0]), load3(vert_a, edges_a[best_ea, 1]),
                              load3(vb, edges_b[best_eb, 0] - vb0), load3(vb, edges_b[best_eb, 1] - vb0),
                              best_axis, pa, qa, normal, pts_a, pts_b, depths, trace)

@@ -122,7 +122,8 @@ def _round_point(ca, ra, cb, rb, n_default, margin, normal, pts_a, pts_b, depths
     of the cores); ``n_default`` is the normal used when the centres coincide."""
     d = sub(cb, ca)
     dist = length(d)
-    record_closest(trace, ca, cb, dist)
+    if tracing(trace):
+        record_closest(trace, ca, cb, dist)
     if dist - ra - rb > margin:
         return 0
     n = scale(d, 1.0 / dist) if dist > EPS else n_default
@@ -157,7 +158,8 @@ def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, de
     inside the box is pushed out through the face of least penetration, with depth (distance to that
     face) + radius. Traced in the box's frame: the centre, the closest box point and their distance
     (negative inside the box: the gap to the nearest face)."""
-    record_frame(trace, pb, qb)
+    if tracing(trace):
+        record_frame(trace, pb, qb)
     r = prm_a[0]
     h = (prm_b[0], prm_b[1], prm_b[2])
     c = quat_inv_rotate(qb, sub(pa, pb))
@@ -172,7 +174,8 @@ def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, de
         dist = math.sqrt(dist_sq)
         out = scale(d, 1.0 / dist)
         depth = r - dist
-        record_closest(trace, c, q, dist)
+        if tracing(trace):
+            record_closest(trace, c, q, dist)
     else:
         # Centre inside (or on) the box: leave through the nearest face.
         axis = 0
@@ -192,7 +195,8 @@ def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, de
             out = (0.0, 0.0, sign)
             q = (c[0], c[1], sign * h[2])
         depth = gap + r
-        record_closest(trace, c, q, -gap)
+        if tracing(trace):
+            record_closest(trace, c, q, -gap)
     # ``out`` points from the box to the sphere; the contact normal goes from A (sphere) to B (box).
     n = neg(quat_rotate(qb, out))
     put3(normal, n)
@@ -263,7 +267,8 @@ def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_
     cb = lerp(b0, b1, t)
     d = sub(cb, ca)
     dist = length(d)
-    record_closest(trace, ca, cb, dist)
+    if tracing(trace):
+        record_closest(trace, ca, cb, dist)
     if dist - ra - rb > margin:
         return 0
     da = sub(a1, a0)
@@ -528,7 +533,8 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
     that a capsule lying on a face rests there stably. The normal points from the polyhedron to the
     segment, reversed when ``flip`` (the segment is shape A). Traced in the polyhedron's frame: GJK's
     simplices and the closest points of the cores, or the penetration axes and the chosen one."""
-    record_frame(trace, pp, qp)
+    if tracing(trace):
+        record_frame(trace, pp, qp)
     s0 = quat_inv_rotate(qp, sub(c0, pp))
     s1 = quat_inv_rotate(qp, sub(c1, pp))
     dist, on_seg, on_poly = gjk_segment_polyhedron(s0, s1, H, hid, h, trace)
