@@ -14,7 +14,8 @@ the narrow phase read (the bodies' poses, shapes and margins before the step, ``
 the step computed, and records every axis, polygon and simplex on the way. The other choice, recording
 every pair during the step, would fill buffers for thousands of pairs in the 1000-body pile to show one
 of them, and could not show a pair whose manifold the contact cache reused; retracing costs one pair
-test (microseconds) when the stepper asks, nothing when it does not. In an ordinary step the pair
+test and its decoding (0.4 to 1.2 ms) when the stepper asks, nothing when it does not. The state kept
+is a copy of four arrays of the bodies (about 100 kB for 1000 bodies). In an ordinary step the pair
 tests get a buffer without rows and record nothing.
 """
 

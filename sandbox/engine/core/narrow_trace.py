@@ -5,8 +5,10 @@ one more argument, ``trace``: a float64 array of ``TRACE_WIDTH`` columns. In an 
 rows (``collide_pairs`` hands every test the same ``step_buffer()``), so nothing is recorded. The tests
 have one signature either way: there is no second, tracing copy of detection.
 
-What the untraced step pays, and why the code looks as it does (measured on the settled S1 pile, where
-a first version made the narrow phase a fifth slower):
+What the untraced step pays, and why the code looks as it does. Measured on the settled S1 pile (best of
+400 calls of ``collide_pairs``, 2 809 pairs), a first version made the narrow phase a fifth slower; with
+the rules below it takes 0.86 ms against 0.80 ms without tracing code (box–box 609 against 562 ns a pair,
+sphere–sphere and sphere–box within 8 ns), which a whole step (6.3 ms) does not show:
 
 - Each place that records is written ``if tracing(trace): record...(...)``: one branch, always the same
   way, with everything the trace needs (the arguments, a polygon mapped back from a face's coordinates,
@@ -19,7 +21,6 @@ a first version made the narrow phase a fifth slower):
 - An array handed to a compiled function costs two atomic reference count updates per call, and the
   trace goes through one or two calls per pair; ``step_buffer()`` is an empty array with no owner (a
   null meminfo), for which numba's reference counting is a test of a null pointer.
-
 
 ``World.step_traced`` keeps the state before the step, and ``StepTrace.pair`` runs the pair's test
 again on it (``narrowphase.collide_one``) with a buffer that has rows: the same code on the same
