@@ -311,8 +311,10 @@ class PairView:
         simplices = p.closest.simplices
         s = simplices[index]
         dist = np.array([x.distance for x in simplices[:index + 1]])
-        if implot.begin_plot("##gjk", imgui.ImVec2(-1, 110), implot.Flags_.no_mouse_text):
-            implot.setup_axes(_("iteration"), "mm", implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
+        if implot.begin_plot("##gjk", imgui.ImVec2(-1, 110), implot.Flags_.no_mouse_text
+                             | implot.Flags_.no_legend):
+            implot.setup_axes(_("iteration"), _("|v| (mm)"), implot.AxisFlags_.auto_fit,
+                              implot.AxisFlags_.auto_fit)
             implot.setup_axis_scale(implot.ImAxis_.y1, implot.Scale_.sym_log)
             implot.setup_axis_ticks(implot.ImAxis_.x1, [float(k) for k in range(len(dist))],
                                     [str(k) for k in range(len(dist))])
