@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from sandbox.engine.core.bounding_volumes import aabb_aabb, closest_point_aabb, sphere_aabb
+from sandbox.engine.core.narrow_trace import no_trace
 from sandbox.engine.core.rounded import sphere_box
 from sandbox.engine.shapes import pack_hulls
 
@@ -45,7 +46,7 @@ def test_sphere_box_is_sphere_aabb_in_the_box_frame():
         r = 0.3
         normal, pa, pb, depths = np.zeros(3), np.zeros((4, 3)), np.zeros((4, 3)), np.zeros(4)
         k = sphere_box(tuple(c), (0.0, 0.0, 0.0, 1.0), (r, 0, 0, 0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0),
-                       (*h, 0.0), H, 0.0, normal, pa, pb, depths)
+                       (*h, 0.0), H, 0.0, normal, pa, pb, depths, no_trace())
         touching = sphere_aabb(tuple(c), r, tuple(-x for x in h), h)
         assert (k == 1 and depths[0] >= 0) == touching or abs(np.linalg.norm(
             c - np.array(closest_point_aabb(tuple(c), tuple(-x for x in h), h))) - r) < 1e-9

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from sandbox.engine.collide import Manifold, collide
 from sandbox.engine.core.layout import BOX, HULL, SPHERE
+from sandbox.engine.core.narrow_trace import no_trace
 from sandbox.engine.core.narrowphase import collide_one, collide_pairs
 from sandbox.engine.shapes import Box, Capsule, ConvexHull, Sphere, pack_hulls
 
@@ -182,9 +183,11 @@ def test_speculative_contacts_within_margin_and_none_beyond():
     H = pack_hulls([])
     prm = np.array([0.5, 0.5, 0.5, 0.0])
     normal, pa, pb, d = np.zeros(3), np.zeros((4, 3)), np.zeros((4, 3)), np.zeros(4)
-    k = collide_one(BOX, (0.0, 0.0, 0.0), ID, prm, BOX, (0.0, 1.05, 0.0), ID, prm, H, 0.1, normal, pa, pb, d)
+    k = collide_one(BOX, (0.0, 0.0, 0.0), ID, prm, BOX, (0.0, 1.05, 0.0), ID, prm, H, 0.1, normal, pa, pb, d,
+                    no_trace())
     assert k == 4 and np.allclose(d[:4], -0.05) and np.allclose(normal, [0, 1, 0])
-    k = collide_one(BOX, (0.0, 0.0, 0.0), ID, prm, BOX, (0.0, 1.2, 0.0), ID, prm, H, 0.1, normal, pa, pb, d)
+    k = collide_one(BOX, (0.0, 0.0, 0.0), ID, prm, BOX, (0.0, 1.2, 0.0), ID, prm, H, 0.1, normal, pa, pb, d,
+                    no_trace())
     assert k == 0
     assert collide(Box(0.5), (0, 0, 0), ID, Box(0.5), (0, 1.05, 0), ID) is None
 
@@ -304,7 +307,7 @@ def test_speculative_face_contact_keeps_its_face_at_any_distance(kinds, gap):
     (ka, prm_a), (kb, prm_b) = (shapes[k] for k in kinds.split("-"))
     normal, pa, pb, d = np.zeros(3), np.zeros((4, 3)), np.zeros((4, 3)), np.zeros(4)
     k = collide_one(ka, (0.0, 0.0, 0.0), ID, prm_a, kb, (0.0, 1.0 + gap, 0.0), ID, prm_b, H, 2 * gap, normal,
-                    pa, pb, d)
+                    pa, pb, d, no_trace())
     assert k == 4
     assert np.allclose(normal, [0, 1, 0]) and np.allclose(d, -gap)
     assert as_set(pa[:, [0, 2]]) == as_set(CUBE[CUBE[:, 1] > 0][:, [0, 2]])

@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from sandbox.engine.core import rounded
+from sandbox.engine.core.narrow_trace import no_trace
 from sandbox.engine.core.rounded import (
     box_capsule,
     capsule_capsule,
@@ -44,7 +45,7 @@ def collide(fn, pa, qa, prm_a, pb, qb, prm_b, margin=0.0):
     prm_a = np.array(prm_a + (0.0,) * (4 - len(prm_a)), dtype=float)
     prm_b = np.array(prm_b + (0.0,) * (4 - len(prm_b)), dtype=float)
     k = fn(tuple(map(float, pa)), tuple(map(float, qa)), prm_a, tuple(map(float, pb)),
-           tuple(map(float, qb)), prm_b, H, float(margin), normal, pts_a, pts_b, depths)
+           tuple(map(float, qb)), prm_b, H, float(margin), normal, pts_a, pts_b, depths, no_trace())
     return k, normal, pts_a[:k], pts_b[:k], depths[:k]
 
 

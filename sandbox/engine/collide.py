@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .core.layout import HULL, MAX_POINTS
+from .core.narrow_trace import no_trace
 from .core.narrowphase import collide_one
 from .core.vecmath import quat_rotate
 from .shapes import ConvexHull, Shape, pack_hulls
@@ -71,7 +72,7 @@ def collide(shape_a: Shape, pos_a, quat_a, shape_b: Shape, pos_b, quat_b) -> Man
     pts_b = np.zeros((MAX_POINTS, 3))
     depths = np.zeros(MAX_POINTS)
     k = collide_one(shape_a.kind, tuple(pa), tuple(qa), params(shape_a), shape_b.kind, tuple(pb),
-                    tuple(qb), params(shape_b), table, 0.0, normal, pts_a, pts_b, depths)
+                    tuple(qb), params(shape_b), table, 0.0, normal, pts_a, pts_b, depths, no_trace())
     keep = depths[:k] > 0.0
     if not keep.any():
         return None

@@ -37,7 +37,7 @@ from .shapes import ConvexHull, HullTable, Shape
 from .snapshot import Snapshot
 from .snapshot import restore as restore_snapshot
 from .snapshot import take as take_snapshot
-from .trace import SolverPass, StepTrace, solver_pass_labels
+from .trace import NarrowState, SolverPass, StepTrace, solver_pass_labels
 from .validate import (
     MAX_ANGULAR_SPEED,
     MAX_COORDINATE,
@@ -189,6 +189,7 @@ class World:
         for setting in SETTINGS.values():
             setattr(self, setting.name, setting.default)
         self.cached_manifolds = 0  # how many of the last step's manifolds came from the cache
+        self._manifold_source = np.full(1, -1, np.int64)  # per manifold: its cache row, or -1 (collided)
         self._tracing: list[str] | None = None  # the solver pass labels while step_traced runs
         self._trace_lam = np.zeros((0, 1, 3))  # the solver trace (core/substeps.record_pass); no rows: off
         self._trace_vel = np.zeros((0, 1, 6))
@@ -572,8 +573,13 @@ class World:
     def step_traced(self, dt: float) -> StepTrace:
         """``step(dt)``, recording what each stage computed (``trace.StepTrace``): the world advances
         exactly as ``step`` would advance it, bit for bit, since the same code runs and the kernels only
-        copy their results out."""
+        copy their results out. The narrow phase is traced per pair on demand (``StepTrace.pair``), from
+        the state it read, kept here before the step: poses, shapes and the same margins ``step``
+        computes (its first stage reads nothing else)."""
         n = self.data.n
+        d = self.data
+        before = (d.kind[:n].copy(), d.params[:n].copy(), d.pos[:n].copy(), d.quat[:n].copy(),
+                  self._margins(n, positive_float("dt", dt)), self.hulls.arrays())
         labels = solver_pass_labels(self._response, self._substeps, self._iterations, self._warm_starting)
         self._tracing = labels
         try:
@@ -595,8 +601,12 @@ class World:
         passes = [SolverPass(label, lam[r, :k, 0].copy(), lam[r, :k, 1:].copy(), vel[r, :n, :3].copy(),
                              vel[r, :n, 3:].copy()) for r, label in enumerate(labels)]
         skipped = () if self._response == "impulse" else ("warm_start", "restitution")
+        cached = self._manifold_source[: c.count] >= 0
+        ends = c.body_a[: c.count][cached], c.body_b[: c.count][cached]
+        narrow = NarrowState(*before, frozenset(zip(np.minimum(*ends).tolist(), np.maximum(*ends).tolist(),
+                                                    strict=True)))
         return StepTrace(tuple(s for s in STAGES if s not in skipped), dict(self.timings), self.pairs.copy(),
-                         self.manifolds, point_manifold, point_slot, bodies, passes)
+                         self.manifolds, point_manifold, point_slot, bodies, passes, narrow)
 
     def _find_pairs(self, n: int, margins: np.ndarray) -> np.ndarray:
         """The broad phase: candidate pairs of bodies whose margin-enlarged bounding boxes overlap.
@@ -666,6 +676,7 @@ class World:
         else:
             c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out)
         self.cached_manifolds = int((source[: c.count] >= 0).sum())
+        self._manifold_source = source  # per manifold, the cache row it came from or -1 (step_traced)
         if self.contact_cache:
             new = mc.spare_for(max(c.count, 1))
             manifold_cache.remember_manifolds(c.count, out, source, d.pos, d.quat, nbodies, mc.current, new)

@@ -11,12 +11,16 @@ plane are the contact points, and ``reduce_to_four`` keeps the four that hold th
 These functions are inlined into the pair tests (numba's ``inline="always"``): every array handed to a
 compiled function that is not inlined costs reference counting on each call, a good part of a box–box
 test's time.
+
+``clip_to_face`` writes the polygon after each plane into the pair test's trace buffer when it has rows
+(``narrow_trace.py``; an ordinary step passes one without rows, and nothing is written).
 """
 
 from __future__ import annotations
 
 from numba import njit
 
+from .narrow_trace import CLIP, IDENTITY, record_polygon, tracing
 from .vecmath import add, cross, dot, length_sq, load3, scale, store3, sub
 
 
@@ -40,19 +44,23 @@ def clip_against_plane(src, m, dst, side, off):
 
 
 @njit(cache=True, inline="always")
-def clip_to_face(ref, nref, n, poly, npoly, spare):
+def clip_to_face(ref, nref, n, poly, npoly, spare, trace):
     """Sutherland–Hodgman: clip the convex polygon ``poly[:npoly]`` against the side planes of the
     reference polygon ``ref[:nref]`` (CCW around its normal ``n``). The planes pass through the reference
     edges, outward normal edge × n. ``spare`` has the same capacity (nref + npoly rows suffice, since each
     plane adds at most one vertex). Polygons are rows (x, y, z, ...): only the first three columns are
-    read and written. Returns the array holding the result and its vertex count."""
+    read and written. Returns the array holding the result and its vertex count; records each plane's
+    result in ``trace`` (a CLIP polygon, the plane unnormalised)."""
     src = poly
     dst = spare
     m = npoly
     for i in range(nref):
         v0 = load3(ref, i)
         side = cross(sub(load3(ref, (i + 1) % nref), v0), n)
-        m = clip_against_plane(src, m, dst, side, dot(side, v0))
+        off = dot(side, v0)
+        m = clip_against_plane(src, m, dst, side, off)
+        if tracing(trace):
+            record_polygon(trace, CLIP, i, dst, m, side, off, IDENTITY, False)
         src, dst = dst, src
         if m == 0:
             break

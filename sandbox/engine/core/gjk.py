@@ -10,6 +10,10 @@ GJK (Gilbert, Johnson & Keerthi 1988; Ericson 2004, §9.5; van den Bergen 2003, 
 the Minkowski difference ``D = P - S`` towards the origin: the point of ``D`` nearest the origin is
 ``p - s`` for the closest pair ``p`` on the polyhedron and ``s`` on the segment. The sub-simplex nearest the
 origin comes from the Voronoi-region tests of Ericson §5.1.5 (triangle) and §5.1.6 (tetrahedron).
+
+Tracing (``narrow_trace.py``): when the ``trace`` buffer has rows, ``gjk_segment_polyhedron`` records the
+simplex after each iteration (its support points on both shapes, their weights, and the point nearest
+the origin); an ordinary step passes a buffer without rows.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .narrow_trace import SIMPLEX, VERTEX, record, tracing
 from .vecmath import add, cross, dot, length_sq, lerp, load3, scale, store3, sub
 
 GJK_MAX_ITERS = 64
@@ -173,13 +178,28 @@ def _tetrahedron_weights(a, b, c, d):
     return res, inside
 
 
+@njit(cache=True, inline="always")
+def _record_simplex(trace, iteration, n, P, S, lam, v):
+    """Trace the simplex of ``n`` vertices (support points ``P`` on the polyhedron and ``S`` on the
+    segment, weights ``lam``) and its point ``v`` nearest the origin."""
+    if not tracing(trace):
+        return
+    record(trace, SIMPLEX, iteration, 0, n, v, math.sqrt(length_sq(v)))
+    for i in range(n):
+        record(trace, VERTEX, 0, 0, 0, load3(P, i), lam[i])
+    for i in range(n):
+        record(trace, VERTEX, 0, 1, 0, load3(S, i), lam[i])
+
+
 @njit(cache=True)
-def gjk_segment_polyhedron(s0, s1, H, hid, h):
+def gjk_segment_polyhedron(s0, s1, H, hid, h, trace):
     """Closest points of segment ``s0 s1`` (a point when ``s0 == s1``) and a convex polyhedron.
 
     GJK distance algorithm (Gilbert, Johnson & Keerthi 1988; Ericson 2004, §9.5), all in the
     polyhedron's local frame. Returns ``(distance, on_segment, on_polyhedron)``; the distance is 0 when
-    the segment touches or crosses the polyhedron, and both points are then ``s0`` (no closest pair)."""
+    the segment touches or crosses the polyhedron, and both points are then ``s0`` (no closest pair).
+    Traced: the starting simplex (iteration 0), then the simplex each iteration keeps (the full
+    tetrahedron when it holds the origin)."""
     # Simplex rows: support points w = p - s of D and the p, s they came from (one scratch array).
     simplex = np.empty((3, 4, 3))
     W = simplex[0]
@@ -196,8 +216,9 @@ def gjk_segment_polyhedron(s0, s1, H, hid, h):
     lam[0] = 1.0
     n = 1
     v = sub(p, s0)
+    _record_simplex(trace, 0, n, P, S, lam, v)
     touching = False
-    for _ in range(GJK_MAX_ITERS):
+    for it in range(GJK_MAX_ITERS):
         vv = length_sq(v)
         if vv <= GJK_TOUCH_SQ:
             touching = True
@@ -228,6 +249,9 @@ def gjk_segment_polyhedron(s0, s1, H, hid, h):
             weights, inside = _tetrahedron_weights(load3(W, 0), load3(W, 1), load3(W, 2), load3(W, 3))
             if inside:
                 touching = True
+                if tracing(trace):
+                    lam[:] = np.nan  # the origin is inside: there is no nearest point to weigh
+                    _record_simplex(trace, it + 1, n, P, S, lam, (0.0, 0.0, 0.0))
                 break
         # Keep the sub-simplex that supports the nearest point (the vertices with non-zero weight).
         m = 0
@@ -242,6 +266,7 @@ def gjk_segment_polyhedron(s0, s1, H, hid, h):
         v_new = (0.0, 0.0, 0.0)
         for i in range(n):
             v_new = add(v_new, scale(load3(W, i), lam[i]))
+        _record_simplex(trace, it + 1, n, P, S, lam, v_new)
         if length_sq(v_new) >= vv:
             # No progress: rounding has taken over, the current simplex is as close as it gets.
             v = v_new

@@ -5,7 +5,8 @@ and runs each bucket through its own loop, one pair test per bucket, chosen thro
 ``s_registers[typeA][typeB]``; numba cannot call through an array of functions, so the table is written
 out as an ``if`` chain: in ``_collide_bucket`` for the batch, in ``_dispatch`` for ``collide_one``). A
 loop that calls a single pair test lets the compiler inline it and keeps its branches predictable. Every
-pair test has the signature of ``docs/architecture.md`` ("Pair test signature").
+pair test has the signature of ``docs/architecture.md`` ("Pair test signature"); its last argument, the
+trace buffer (``narrow_trace.py``), has no rows here, so a step records nothing.
 
 Speed notes (measured on the settled S1 pile): the bodies' ``params`` rows are passed as 4-tuples, and
 the pair tests write into one set of small scratch arrays that are then copied into the output rows,
@@ -20,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from .layout import BOX, CAPSULE, HULL, MAX_POINTS, SPHERE
+from .narrow_trace import step_buffer
 from .polyhedra import box_box, box_hull, hull_hull
 from .rounded import (
     box_capsule,
@@ -37,29 +39,29 @@ N_CODES = 16
 
 
 @njit(cache=True)
-def _dispatch(ka, kb, pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def _dispatch(ka, kb, pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Call the pair test for kinds ``ka <= kb`` on one pair; returns its point count."""
     code = ka * 4 + kb
     if code == SPHERE * 4 + SPHERE:
-        return sphere_sphere(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+        return sphere_sphere(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
     if code == SPHERE * 4 + BOX:
-        return sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+        return sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
     if code == SPHERE * 4 + CAPSULE:
-        return sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+        return sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
     if code == SPHERE * 4 + HULL:
-        return sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+        return sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
     if code == BOX * 4 + BOX:
-        return box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+        return box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
     if code == BOX * 4 + CAPSULE:
-        return box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+        return box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
     if code == BOX * 4 + HULL:
-        return box_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+        return box_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
     if code == CAPSULE * 4 + CAPSULE:
-        return capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+        return capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
     if code == CAPSULE * 4 + HULL:
-        return capsule_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+        return capsule_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
     if code == HULL * 4 + HULL:
-        return hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+        return hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
     return 0
 
 
@@ -101,60 +103,60 @@ def _store_manifold(p, k, scratch, out):
 @njit(cache=True)
 def _collide_bucket(code, job):
     """The dispatch table: run the pair test of kind pair ``code`` on every pair of its bucket, in a
-    loop of its own. ``job`` is ``collide_pairs``'s tuple ``(order, lo, hi, bodies, H, scratch, out)``:
+    loop of its own. ``job`` is ``collide_pairs``'s tuple ``(order, lo, hi, bodies, H, scratch, out, trace)``:
     the bucket is ``order[lo:hi]``, and the manifold of pair ``p`` goes to row ``p`` of the ``out``
     arrays (``out_npoints[p] = 0`` when it has none)."""
-    order, lo, hi, bodies, H, scratch, out = job
+    order, lo, hi, bodies, H, scratch, out, trace = job
     normal, pts_a, pts_b, depths = scratch
     if code == SPHERE * 4 + SPHERE:
         for r in range(lo, hi):
             pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
-            k = sphere_sphere(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            k = sphere_sphere(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
             _store_manifold(order[r], k, scratch, out)
     elif code == SPHERE * 4 + BOX:
         for r in range(lo, hi):
             pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
-            k = sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            k = sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
             _store_manifold(order[r], k, scratch, out)
     elif code == SPHERE * 4 + CAPSULE:
         for r in range(lo, hi):
             pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
-            k = sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            k = sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
             _store_manifold(order[r], k, scratch, out)
     elif code == SPHERE * 4 + HULL:
         for r in range(lo, hi):
             pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
-            k = sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            k = sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
             _store_manifold(order[r], k, scratch, out)
     elif code == BOX * 4 + BOX:
         for r in range(lo, hi):
             pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
-            k = box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            k = box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
             _store_manifold(order[r], k, scratch, out)
     elif code == BOX * 4 + CAPSULE:
         for r in range(lo, hi):
             pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
-            k = box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            k = box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
             _store_manifold(order[r], k, scratch, out)
     elif code == BOX * 4 + HULL:
         for r in range(lo, hi):
             pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
-            k = box_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            k = box_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
             _store_manifold(order[r], k, scratch, out)
     elif code == CAPSULE * 4 + CAPSULE:
         for r in range(lo, hi):
             pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
-            k = capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            k = capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
             _store_manifold(order[r], k, scratch, out)
     elif code == CAPSULE * 4 + HULL:
         for r in range(lo, hi):
             pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
-            k = capsule_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            k = capsule_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
             _store_manifold(order[r], k, scratch, out)
     elif code == HULL * 4 + HULL:
         for r in range(lo, hi):
             pa, qa, prm_a, pb, qb, prm_b, margin = _pair_args(order[r], bodies)
-            k = hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths)
+            k = hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace)
             _store_manifold(order[r], k, scratch, out)
 
 
@@ -189,11 +191,13 @@ def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a,
         fill[code] += 1
 
     scratch = (np.zeros(3), np.zeros((MAX_POINTS, 3)), np.zeros((MAX_POINTS, 3)), np.zeros(MAX_POINTS))
+    # a trace buffer without rows: a step records nothing (narrow_trace.py; StepTrace.pair retraces a pair)
+    trace = step_buffer()
     bodies = (pairs, kind, params, pos, quat, margin_body)
     out = (out_normal, out_npoints, out_pa, out_pb, out_depth)
     for code in range(N_CODES):
         if start[code + 1] > start[code]:
-            _collide_bucket(code, (order, start[code], start[code + 1], bodies, H, scratch, out))
+            _collide_bucket(code, (order, start[code], start[code + 1], bodies, H, scratch, out, trace))
 
     m = 0
     for p in range(npairs):
@@ -217,16 +221,18 @@ def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a,
 
 
 @njit(cache=True)
-def collide_one(ka, pa, qa, prm_a, kb, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def collide_one(ka, pa, qa, prm_a, kb, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Manifold of one pair in either kind order: when ``ka > kb`` the pair test runs with the bodies
     exchanged and the result is turned back (normal flipped, point sets exchanged), so that the normal
     always points from the first body to the second. ``prm_a``, ``prm_b``: (4,) params arrays (passed
-    on as tuples, as ``collide_pairs`` does). Returns the point count."""
+    on as tuples, as ``collide_pairs`` does). Returns the point count. ``trace``: the pair test's trace
+    buffer (``narrow_trace.py``; ``no_trace()`` records nothing), written in kind order (A the body of
+    the lower kind) whichever order the bodies come in."""
     ta = (prm_a[0], prm_a[1], prm_a[2], prm_a[3])
     tb = (prm_b[0], prm_b[1], prm_b[2], prm_b[3])
     if ka <= kb:
-        return _dispatch(ka, kb, pa, qa, ta, pb, qb, tb, H, margin, normal, pts_a, pts_b, depths)
-    k = _dispatch(kb, ka, pb, qb, tb, pa, qa, ta, H, margin, normal, pts_b, pts_a, depths)
+        return _dispatch(ka, kb, pa, qa, ta, pb, qb, tb, H, margin, normal, pts_a, pts_b, depths, trace)
+    k = _dispatch(kb, ka, pb, qb, tb, pa, qa, ta, H, margin, normal, pts_b, pts_a, depths, trace)
     for c in range(3):
         normal[c] = -normal[c]
     return k

@@ -26,6 +26,12 @@ the box's vertices, faces and edges in the hull table's format and runs the hull
 
 All tests share ``core.narrowphase``'s pair-test signature and conventions: normal from A to B, points on
 both surfaces, ``depths[i] = dot(pts_a[i] - pts_b[i], normal)`` positive when overlapping.
+
+Tracing (``narrow_trace.py``): when the ``trace`` buffer has rows, each test records, in A's frame, every
+axis it tested with its separation (up to the one that separates, where it stops), the axis it chose,
+the reference and incident faces, the polygon after each clip plane, the points removed above the
+reference face and by the reduction to four, or the two edges of an edge contact. In an ordinary step
+the buffer has no rows and every ``if tracing(trace)`` is one branch not taken.
 """
 
 from __future__ import annotations
@@ -36,6 +42,32 @@ import numpy as np
 from numba import njit
 
 from .clipping import clip_against_plane, clip_to_face, reduce_to_four
+from .narrow_trace import (
+    ABOVE,
+    AXIS,
+    CHOSEN,
+    CLIP,
+    EDGE,
+    EDGE_A,
+    EDGE_B,
+    FACE_A,
+    FACE_B,
+    FALLBACK,
+    IDENTITY,
+    INCIDENT,
+    KEPT,
+    REDUCTION,
+    REFERENCE,
+    REMOVED,
+    note_separation,
+    record,
+    record_axis,
+    record_closest,
+    record_frame,
+    record_polygon,
+    record_segment,
+    tracing,
+)
 from .records import HullArrays
 from .rounded import closest_segment_segment
 from .vecmath import (
@@ -127,14 +159,21 @@ def _closest_on_face(ref, nref, n, y):
 
 
 @njit(cache=True, inline="always")
-def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths):
+def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths, trace):
     """Write a face contact's manifold: the ``kept`` rows of ``clipped`` (x, y, z, depth: points of the
     incident body in a local frame, with their depths below the reference plane ``n``), reduced to at
     most four, mapped to the world by ``frame_p``, ``frame_q``. Each point's partner on the reference
     body is its projection on the reference plane, x + depth·n. ``flip``: the reference face belongs to
-    B, so the normal is reversed and the two point sets exchanged. Returns the number of points."""
+    B, so the normal is reversed and the two point sets exchanged. Returns the number of points.
+    Traced: the kept points (KEPT) and those the reduction leaves out."""
     depth = clipped[:, 3]
+    if tracing(trace):
+        record_polygon(trace, KEPT, 0, clipped, kept, n, 0.0, IDENTITY, True)
     chosen = (0, 1, 2, 3) if kept <= 4 else reduce_to_four(clipped, kept, n)
+    if kept > 4 and tracing(trace):
+        for idx in range(kept):
+            if idx != chosen[0] and idx != chosen[1] and idx != chosen[2] and idx != chosen[3]:
+                record(trace, REMOVED, REDUCTION, 0, 0, load3(clipped, idx), depth[idx])
     nw = quat_rotate(frame_q, n)
     _store_normal(normal, neg(nw) if flip else nw)
     out = 0
@@ -162,13 +201,13 @@ def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, p
 
 @njit(cache=True, inline="always")
 def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
-                  pts_b, depths):
+                  pts_b, depths, trace):
     """Manifold from a reference face (polygon ``ref[:nref]``, plane ``n·x = d``) and an incident polygon
     ``poly[:npoly]`` of the other body, all in one local frame (``frame_p``, ``frame_q`` map it to the
     world): Sutherland–Hodgman clipping, then the points within ``margin`` below the reference plane
     (``_emit_face_points``). The polygon arrays have four columns: the fourth of the clipped one
     receives the points' depths. Returns the number of points (0 when none is within ``margin``)."""
-    clipped, m = clip_to_face(ref, nref, n, poly, npoly, spare)
+    clipped, m = clip_to_face(ref, nref, n, poly, npoly, spare, trace)
     depth = clipped[:, 3]
     kept = 0
     for k in range(m):
@@ -178,26 +217,32 @@ def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, fr
             store3(clipped, kept, x)  # compacted in place: kept <= k
             depth[kept] = s
             kept += 1
+        elif tracing(trace):
+            record(trace, REMOVED, ABOVE, 0, 0, x, s)
     if kept == 0:
         return 0
-    return _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths)
+    return _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths, trace)
 
 
 @njit(cache=True, inline="always")
 def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
-                      pts_b, depths):
+                      pts_b, depths, trace):
     """Face contact of two boxes: the incident face ``poly[:4]`` clipped to the reference face, a
     rectangle of centre ``cf``, normal ``n`` and unit axes ``u``, ``v`` (half sizes ``hu``, ``hv``). In
     the face's own coordinates (x·u, x·v, x·n) the four side planes are x_u = ±hu and x_v = ±hv, so each
     Sutherland–Hodgman stage compares one coordinate (the 2D clipping of Box2D's polygon collider).
-    Same conventions and result as ``_face_contact``."""
+    Same conventions and result as ``_face_contact``; traced likewise (mapped back to A's frame)."""
     for c in range(4):
         x = sub(load3(poly, c), cf)
         store3(poly, c, (dot(x, u), dot(x, v), dot(x, n)))
     m = clip_against_plane(poly, 4, spare, (1.0, 0.0, 0.0), hu)
+    _trace_box_clip(trace, 0, spare, m, cf, u, v, n, hu)
     m = clip_against_plane(spare, m, poly, (-1.0, 0.0, 0.0), hu)
+    _trace_box_clip(trace, 1, poly, m, cf, u, v, n, hu)
     m = clip_against_plane(poly, m, spare, (0.0, 1.0, 0.0), hv)
+    _trace_box_clip(trace, 2, spare, m, cf, u, v, n, hv)
     m = clip_against_plane(spare, m, poly, (0.0, -1.0, 0.0), hv)
+    _trace_box_clip(trace, 3, poly, m, cf, u, v, n, hv)
     kept = 0
     for k in range(m):
         x = load3(poly, k)
@@ -205,18 +250,36 @@ def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, f
             store3(poly, kept, mad(mad(mad(cf, u, x[0]), v, x[1]), n, x[2]))  # kept <= k
             poly[kept, 3] = -x[2]
             kept += 1
+        elif tracing(trace):
+            record(trace, REMOVED, ABOVE, 0, 0, mad(mad(mad(cf, u, x[0]), v, x[1]), n, x[2]), -x[2])
     if kept == 0:
         return 0
-    return _emit_face_points(poly, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths)
+    return _emit_face_points(poly, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths, trace)
 
 
 @njit(cache=True, inline="always")
-def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, normal, pts_a, pts_b, depths):
+def _trace_box_clip(trace, j, poly, m, cf, u, v, n, half):
+    """Record the polygon ``poly[:m]`` (face coordinates of ``_box_face_contact``) after its side plane
+    ``j`` (0: +u, 1: −u, 2: +v, 3: −v, at ``half`` from the centre ``cf``), plane and vertices in A's
+    frame."""
+    if not tracing(trace):
+        return
+    side = u if j < 2 else v
+    if j == 1 or j == 3:
+        side = scale(side, -1.0)
+    record_polygon(trace, CLIP, j, poly, m, side, half + dot(side, cf), (cf, u, v, n), False)
+
+
+@njit(cache=True, inline="always")
+def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, normal, pts_a, pts_b, depths,
+                      trace):
     """One point when clipping comes out empty (the bodies overlap only near a corner of the reference
     face): the deepest vertex ``poly[0]`` of the incident body, and the point of the reference face
     closest to it. Same conventions as ``_face_contact``."""
     x = load3(poly, 0)
     s = d - dot(n, x)
+    if tracing(trace):
+        record(trace, FALLBACK, 0, 0, 0, x, s)
     if s < -margin:
         return 0
     y = _closest_on_face(ref, nref, n, mad(x, n, s))
@@ -235,12 +298,17 @@ def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, nor
 
 
 @njit(cache=True, inline="always")
-def _edge_contact(a0, a1, b0, b1, axis, frame_p, frame_q, normal, pts_a, pts_b, depths):
+def _edge_contact(a0, a1, b0, b1, axis, frame_p, frame_q, normal, pts_a, pts_b, depths, trace):
     """One point at the closest points of edge a0a1 (on A) and edge b0b1 (on B), in a local frame mapped
-    to the world by ``frame_p``, ``frame_q``; ``axis`` is the unit normal from A to B."""
+    to the world by ``frame_p``, ``frame_q``; ``axis`` is the unit normal from A to B. Traced: the two
+    edges and their closest points."""
     s, t = closest_segment_segment(a0, a1, b0, b1)
     ca = lerp(a0, a1, s)
     cb = lerp(b0, b1, t)
+    if tracing(trace):
+        record_segment(trace, EDGE_A, a0, a1)
+        record_segment(trace, EDGE_B, b0, b1)
+        record_closest(trace, ca, cb, length(sub(cb, ca)))
     _store_normal(normal, quat_rotate(frame_q, axis))
     store3(pts_a, 0, add(frame_p, quat_rotate(frame_q, ca)))
     store3(pts_b, 0, add(frame_p, quat_rotate(frame_q, cb)))
@@ -278,10 +346,50 @@ def _box_support_edge(c, axes, h, skip, direction):
 
 
 @njit(cache=True)
-def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def _trace_box_axes(trace, tested, t, eb, pa, qa):
+    """Complete the rows of the first ``tested`` axes of ``box_box``, whose loops stored only their
+    separations (``narrow_trace.note_separation``), in its order: A's face axes 0, 1, 2, B's, then the
+    edge axes e_i × b_j (slot 6 + 3i + j; ``eb[j]`` = b_j in A's frame); each axis oriented from A to B
+    (along the centres' offset ``t``), a parallel edge pair as a zero axis. Then the working frame."""
+    r0 = int(trace[0, 0])
+    room = trace.shape[0] - 1 - r0
+    if tested > room:
+        trace[0, 1] = 1.0  # the rows that did not fit
+        tested = room
+    for slot in range(tested):
+        if slot < 3:
+            group, fa, fb = FACE_A, slot, -1
+            axis = (1.0 if slot == 0 else 0.0, 1.0 if slot == 1 else 0.0, 1.0 if slot == 2 else 0.0)
+        elif slot < 6:
+            group, fa, fb = FACE_B, -1, slot - 3
+            axis = eb[slot - 3]
+        else:
+            group, fa, fb = EDGE, (slot - 6) // 3, (slot - 6) % 3
+            e = (1.0 if fa == 0 else 0.0, 1.0 if fa == 1 else 0.0, 1.0 if fa == 2 else 0.0)
+            axis = cross(e, eb[fb])
+            ln = length(axis)
+            axis = scale(axis, 1.0 / ln) if ln >= PARALLEL_TOL else (0.0, 0.0, 0.0)
+        if dot(axis, t) < 0.0:
+            axis = neg(axis)
+        r = r0 + 1 + slot
+        trace[r, 0] = AXIS
+        trace[r, 1] = group
+        trace[r, 2] = fa
+        trace[r, 3] = fb
+        trace[r, 4] = axis[0]
+        trace[r, 5] = axis[1]
+        trace[r, 6] = axis[2]
+    trace[0, 0] = r0 + tested
+    record_frame(trace, pa, qa)
+
+
+@njit(cache=True)
+def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Contact manifold of two oriented boxes: the 15-axis separating axis test (Ericson 2004, §4.4.1)
     in A's frame, then face clipping or an edge–edge point (see the module docstring). Axis-aligned boxes
-    make every edge axis a face axis, so the test reduces to the AABB overlap test's least-overlap axis."""
+    make every edge axis a face axis, so the test reduces to the AABB overlap test's least-overlap axis.
+    Traced (``narrow_trace.py``): the 3 + 3 face axes (feature: the axis 0, 1, 2) and the 9 edge axes
+    (features i, j of e_i × b_j), each oriented from A to B, and what the module docstring lists."""
     ha = (prm_a[0], prm_a[1], prm_a[2])
     hb = (prm_b[0], prm_b[1], prm_b[2])
     q = quat_mul(quat_conj(qa), qb)
@@ -294,7 +402,11 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     face_a = 0
     for i in range(3):
         s = abs(t[i]) - (ha[i] + hb[0] * abs(eb[0][i]) + hb[1] * abs(eb[1][i]) + hb[2] * abs(eb[2][i]))
+        if tracing(trace):
+            note_separation(trace, i, s)
         if s > margin:
+            if tracing(trace):
+                _trace_box_axes(trace, i + 1, t, eb, pa, qa)
             return 0
         if s > sep_a:
             sep_a = s
@@ -304,7 +416,11 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     for j in range(3):
         s = abs(dot(t, eb[j])) - (hb[j] + ha[0] * abs(eb[j][0]) + ha[1] * abs(eb[j][1])
                                   + ha[2] * abs(eb[j][2]))
+        if tracing(trace):
+            note_separation(trace, 3 + j, s)
         if s > margin:
+            if tracing(trace):
+                _trace_box_axes(trace, 4 + j, t, eb, pa, qa)
             return 0
         if s > sep_b:
             sep_b = s
@@ -322,19 +438,27 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
             b = eb[j]
             ln = math.sqrt(b[i1] * b[i1] + b[i2] * b[i2])
             if ln < PARALLEL_TOL:
+                if tracing(trace):
+                    note_separation(trace, 6 + 3 * i + j, np.nan)
                 continue
             j1 = (j + 1) % 3
             j2 = (j + 2) % 3
             ra = ha[i1] * abs(b[i2]) + ha[i2] * abs(b[i1])
             rb = hb[j1] * abs(eb[j2][i]) + hb[j2] * abs(eb[j1][i])
             gap = abs(t[i2] * b[i1] - t[i1] * b[i2]) - ra - rb
+            if tracing(trace):
+                note_separation(trace, 6 + 3 * i + j, gap / ln)
             if gap > margin * ln:
+                if tracing(trace):
+                    _trace_box_axes(trace, 7 + 3 * i + j, t, eb, pa, qa)
                 return 0
             if gap > sep_e * ln:
                 sep_e = gap / ln
                 edge_i = i
                 edge_j = j
 
+    if tracing(trace):
+        _trace_box_axes(trace, 15, t, eb, pa, qa)
     use_b = sep_b > sep_a
     sep_face = sep_b if use_b else sep_a
     if edge_i >= 0 and sep_e > sep_face + (1.0 - REL_TOL) * abs(sep_face) + ABS_TOL:
@@ -346,8 +470,10 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
         cb = _box_support_edge(t, eb, hb, edge_j, neg(axis))
         da = scale(ea[edge_i], ha[edge_i])
         db = scale(eb[edge_j], hb[edge_j])
+        if tracing(trace):
+            record(trace, CHOSEN, EDGE, edge_i, edge_j, axis, sep_e)
         return _edge_contact(sub(ca, da), add(ca, da), sub(cb, db), add(cb, db), axis, pa, qa, normal,
-                             pts_a, pts_b, depths)
+                             pts_a, pts_b, depths, trace)
 
     # Face contact, in A's frame: reference box R (axes er, half extents hr, centre cr), incident box I.
     if use_b:
@@ -371,8 +497,14 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     m_out = neg(ei[j]) if dot(ei[j], n) > 0.0 else ei[j]
     w = (j + 1) % 3
     _box_face(mad(ci, m_out, hi[j]), m_out, ei[w], hi[w], hi[(j + 2) % 3], poly)
+    if tracing(trace):
+        record(trace, CHOSEN, FACE_B if use_b else FACE_A, -1 if use_b else k, k if use_b else -1,
+               neg(n) if use_b else n, sep_face)
+        _box_face(cf, n, er[u], hr[u], hr[v], ref)
+        record_polygon(trace, REFERENCE, 0, ref, 4, n, dot(n, cf), IDENTITY, False)
+        record_polygon(trace, INCIDENT, 0, poly, 4, n, 0.0, IDENTITY, False)
     count = _box_face_contact(cf, n, er[u], er[v], hr[u], hr[v], poly, spare, margin, use_b, pa, qa, normal,
-                              pts_a, pts_b, depths)
+                              pts_a, pts_b, depths, trace)
     if count == 0:
         # Clipping can come out empty when the boxes overlap only near a corner of the reference face:
         # fall back on the incident box's deepest vertex.
@@ -382,7 +514,7 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
         store3(poly, 0, x)
         _box_face(cf, n, er[u], hr[u], hr[v], ref)
         count = _fallback_contact(ref, 4, n, dot(n, cf), poly, margin, use_b, pa, qa, normal, pts_a, pts_b,
-                                  depths)
+                                  depths, trace)
     return count
 
 
@@ -463,9 +595,13 @@ def _incident_face(HX, h, verts, vrow0, normals, frow0, n):
 
 
 @njit(cache=True)
-def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts_b, depths):
+def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts_b, depths, trace):
     """SAT between hull ``ia`` of table ``HA`` (at ``pa``, ``qa``) and hull ``ib`` of ``HB``, in A's frame
-    (Gregorius 2013; see the module docstring). Writes the manifold, returns its point count."""
+    (Gregorius 2013; see the module docstring). Writes the manifold, returns its point count. Traced:
+    every face axis (feature: the face within its hull) and every edge pair that passed the Gauss-map
+    test (features: the edges within their hulls), each oriented from A to B."""
+    if tracing(trace):
+        record_frame(trace, pa, qa)
     va0, van, vert_a = HA.vert_start[ia], HA.vert_count[ia], HA.verts
     fa0, fan, norm_a, off_a = HA.face_start[ia], HA.face_count[ia], HA.face_normal, HA.face_offset
     ea0, ean, edges_a, ef_a = HA.edge_start[ia], HA.edge_count[ia], HA.edges, HA.edge_faces
@@ -494,6 +630,8 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         for k in range(vbn):
             lo = min(lo, dot(n, load3(vb, k)))
         s = lo - off_a[fa0 + f]
+        if tracing(trace):
+            record_axis(trace, FACE_A, f, -1, n, 1.0, s)
         if s > margin:
             return 0
         if s > sep_a:
@@ -507,6 +645,8 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         for k in range(van):
             lo = min(lo, dot(n, load3(vert_a, va0 + k)))
         s = lo - db[g]
+        if tracing(trace):
+            record_axis(trace, FACE_B, -1, g, n, -1.0, s)
         if s > margin:
             return 0
         if s > sep_b:
@@ -534,11 +674,15 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
             axis = cross(dir_a, dir_b)
             ln = length(axis)
             if ln < PARALLEL_TOL * length(dir_a) * length(dir_b):
+                if tracing(trace):
+                    record(trace, AXIS, EDGE, e - ea0, g - eb0, (0.0, 0.0, 0.0), np.nan)
                 continue
             axis = scale(axis, 1.0 / ln)
             if dot(axis, a0) < 0.0:  # A's origin is its centre of mass, inside it
                 axis = neg(axis)
             s = dot(axis, sub(b0, a0))
+            if tracing(trace):
+                record(trace, AXIS, EDGE, e - ea0, g - eb0, axis, s)
             if s > margin:
                 return 0
             if s > sep_e:
@@ -550,9 +694,11 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
     use_b = sep_b > sep_a
     sep_face = sep_b if use_b else sep_a
     if best_ea >= 0 and sep_e > sep_face + (1.0 - REL_TOL) * abs(sep_face) + ABS_TOL:
+        if tracing(trace):
+            record(trace, CHOSEN, EDGE, best_ea - ea0, best_eb - eb0, best_axis, sep_e)
         return _edge_contact(load3(vert_a, edges_a[best_ea, 0]), load3(vert_a, edges_a[best_ea, 1]),
                              load3(vb, edges_b[best_eb, 0] - vb0), load3(vb, edges_b[best_eb, 1] - vb0),
-                             best_axis, pa, qa, normal, pts_a, pts_b, depths)
+                             best_axis, pa, qa, normal, pts_a, pts_b, depths, trace)
 
     # Face contact in A's frame: reference face on the body whose face axis won, incident face on the
     # other, through its deepest vertex below the reference plane.
@@ -571,29 +717,34 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         nref = _polygon(HA, fa0 + face_a, vert_a, 0, ref)
         inc, deepest = _incident_face(HB, ib, vb, 0, nb, 0, n)
         npoly = _polygon(HB, fb0 + inc, vb, vb0, poly)
+    if tracing(trace):
+        record(trace, CHOSEN, FACE_B if use_b else FACE_A, -1 if use_b else face_a, face_b if use_b else -1,
+               neg(n) if use_b else n, sep_face)
+        record_polygon(trace, REFERENCE, 0, ref, nref, n, d, IDENTITY, False)
+        record_polygon(trace, INCIDENT, 0, poly, npoly, n, 0.0, IDENTITY, False)
     count = _face_contact(ref, nref, n, d, poly, npoly, spare, margin, use_b, pa, qa, normal, pts_a,
-                          pts_b, depths)
+                          pts_b, depths, trace)
     if count == 0:
         # Clipping can come out empty when the bodies overlap only near a corner of the reference face:
         # fall back on the deepest vertex alone.
         store3(poly, 0, deepest)
         count = _fallback_contact(ref, nref, n, d, poly, margin, use_b, pa, qa, normal, pts_a, pts_b,
-                                  depths)
+                                  depths, trace)
     return count
 
 
 @njit(cache=True)
-def hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Contact manifold of two convex hulls (ids ``prm[0]`` in the hull table ``H``): SAT over face
     normals and Gauss-map-pruned edge pairs (Gregorius 2013), face clipping or edge–edge closest points."""
     return _hull_hull_tables(H, int(prm_a[0]), pa, qa, H, int(prm_b[0]), pb, qb, margin, normal, pts_a,
-                             pts_b, depths)
+                             pts_b, depths, trace)
 
 
 @njit(cache=True)
-def box_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def box_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Contact manifold of a box (A) and a convex hull (B): the box is built as an 8-vertex, 6-face,
     12-edge hull and the hull–hull test runs."""
     box = _box_as_hull((prm_a[0], prm_a[1], prm_a[2]))
     return _hull_hull_tables(box, 0, pa, qa, H, int(prm_b[0]), pb, qb, margin, normal, pts_a, pts_b,
-                             depths)
+                             depths, trace)

@@ -20,6 +20,11 @@ face, so that it rests there stably: the capsule's underside clipped by the side
 Every contact point lies exactly on its shape (within rounding), also for a capsule tilted on a face or
 on another capsule, and the deepest point's depth is the exact overlap along the normal: moving B by
 that depth along the normal leaves the shapes just touching.
+
+Tracing (``narrow_trace.py``): when the ``trace`` buffer has rows, each test records the closest points
+of the two cores and their distance (sphere–box in the box's frame, the polyhedron tests in the
+polyhedron's, the others in the world), GJK its simplex at each iteration, and the penetration axis
+search its every axis with the one it chose. An ordinary step passes a buffer without rows.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from numba import njit
 
 from .bounding_volumes import closest_point_aabb
 from .gjk import gjk_segment_polyhedron
+from .narrow_trace import AXIS, CHOSEN, EDGE, FACE_A, FACE_B, record, record_closest, record_frame, tracing
 from .vecmath import (
     EPS,
     add,
@@ -111,11 +117,13 @@ def closest_segment_segment(p1, q1, p2, q2):
 
 
 @njit(cache=True)
-def _round_point(ca, ra, cb, rb, n_default, margin, normal, pts_a, pts_b, depths):
+def _round_point(ca, ra, cb, rb, n_default, margin, normal, pts_a, pts_b, depths, trace):
     """One contact between balls of radii ``ra`` about ``ca`` and ``rb`` about ``cb`` (the closest points
     of the cores); ``n_default`` is the normal used when the centres coincide."""
     d = sub(cb, ca)
     dist = length(d)
+    if tracing(trace):
+        record_closest(trace, ca, cb, dist)
     if dist - ra - rb > margin:
         return 0
     n = scale(d, 1.0 / dist) if dist > EPS else n_default
@@ -125,13 +133,14 @@ def _round_point(ca, ra, cb, rb, n_default, margin, normal, pts_a, pts_b, depths
 
 
 @njit(cache=True)
-def sphere_sphere(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def sphere_sphere(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Two spheres: the normal joins the centres (+y when they coincide), depth ``ra + rb - |pb - pa|``."""
-    return _round_point(pa, prm_a[0], pb, prm_b[0], (0.0, 1.0, 0.0), margin, normal, pts_a, pts_b, depths)
+    return _round_point(pa, prm_a[0], pb, prm_b[0], (0.0, 1.0, 0.0), margin, normal, pts_a, pts_b, depths,
+                        trace)
 
 
 @njit(cache=True)
-def sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Sphere A against capsule B: the sphere centre against the point of the capsule's segment closest to
     it (Ericson 2004, §5.1.2). A centre on the segment is pushed out perpendicular to the axis."""
     b0, b1 = _capsule_segment(pb, qb, prm_b)
@@ -139,15 +148,18 @@ def sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b
     t = _clamp01(dot(sub(pa, b0), ab) / length_sq(ab))
     n_default = neg(any_perpendicular(normalize(ab)))
     return _round_point(pa, prm_a[0], lerp(b0, b1, t), prm_b[0], n_default, margin,
-                        normal, pts_a, pts_b, depths)
+                        normal, pts_a, pts_b, depths, trace)
 
 
 @njit(cache=True)
-def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Sphere A against box B (Ericson 2004, §5.1.3): the closest box point is the sphere centre clamped
     to the box in the box's frame, where the oriented box is an AABB (``bounding_volumes``). A centre
     inside the box is pushed out through the face of least penetration, with depth (distance to that
-    face) + radius."""
+    face) + radius. Traced in the box's frame: the centre, the closest box point and their distance
+    (negative inside the box: the gap to the nearest face)."""
+    if tracing(trace):
+        record_frame(trace, pb, qb)
     r = prm_a[0]
     h = (prm_b[0], prm_b[1], prm_b[2])
     c = quat_inv_rotate(qb, sub(pa, pb))
@@ -155,11 +167,15 @@ def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, de
     d = sub(c, q)
     dist_sq = length_sq(d)
     if dist_sq > (r + margin) * (r + margin):
+        if tracing(trace):
+            record_closest(trace, c, q, math.sqrt(dist_sq))
         return 0
     if dist_sq > EPS * EPS:
         dist = math.sqrt(dist_sq)
         out = scale(d, 1.0 / dist)
         depth = r - dist
+        if tracing(trace):
+            record_closest(trace, c, q, dist)
     else:
         # Centre inside (or on) the box: leave through the nearest face.
         axis = 0
@@ -179,6 +195,8 @@ def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, de
             out = (0.0, 0.0, sign)
             q = (c[0], c[1], sign * h[2])
         depth = gap + r
+        if tracing(trace):
+            record_closest(trace, c, q, -gap)
     # ``out`` points from the box to the sphere; the contact normal goes from A (sphere) to B (box).
     n = neg(quat_rotate(qb, out))
     put3(normal, n)
@@ -230,7 +248,7 @@ def _overlap_end(a0, a1, b0, b1, w, upper):
 
 
 @njit(cache=True)
-def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Two capsules: closest points of their segments (Ericson 2004, §5.1.9), pushed out by the radii.
 
     When the segments are parallel (within ``PARALLEL_SIN``) and overlap along their length, the two ends
@@ -249,6 +267,8 @@ def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_
     cb = lerp(b0, b1, t)
     d = sub(cb, ca)
     dist = length(d)
+    if tracing(trace):
+        record_closest(trace, ca, cb, dist)
     if dist - ra - rb > margin:
         return 0
     da = sub(a1, a0)
@@ -410,13 +430,14 @@ def _clip_segment(s0, s1, m, e, t_lo, t_hi):
 
 
 @njit(cache=True)
-def _penetration_axis(H, hid, h, s0, s1):
+def _penetration_axis(H, hid, h, s0, s1, flip, trace):
     """The shortest translation that moves segment ``s0 s1`` out of the polyhedron, by the separating
     axis test over the face normals of the Minkowski sum of the polyhedron and the reversed segment
     (Gottschalk et al. 1996; van den Bergen 2003, §4.3.1): the polyhedron's faces, and the edges whose
     normal arc (Gauss map) crosses the great circle perpendicular to the segment, with the normal on
     that arc. Returns ``(overlap, axis, face, edge)``: the segment moves out by ``overlap`` along the
-    outward unit ``axis``; ``face`` (or ``edge``, the other one -1) is the feature it leaves through."""
+    outward unit ``axis``; ``face`` (or ``edge``, the other one -1) is the feature it leaves through.
+    Traced: every axis, from A to B (``flip``: the segment is A), with separation −overlap."""
     best = math.inf
     axis = (0.0, 1.0, 0.0)
     face = -1
@@ -424,6 +445,9 @@ def _penetration_axis(H, hid, h, s0, s1):
     for f in range(_face_count(H, hid)):
         fn, fd = _face_plane(H, hid, h, f)
         ov = fd - min(dot(fn, s0), dot(fn, s1))
+        if tracing(trace):
+            record(trace, AXIS, FACE_B if flip else FACE_A, -1 if flip else f, f if flip else -1,
+                   neg(fn) if flip else fn, -ov)
         if ov < best:
             best, axis, face = ov, fn, f
     u = sub(s1, s0)
@@ -437,6 +461,8 @@ def _penetration_axis(H, hid, h, s0, s1):
             continue
         a = normalize(add(scale(n0, abs(c1)), scale(n1, abs(c0))))
         ov = dot(a, v0) - min(dot(a, s0), dot(a, s1))
+        if tracing(trace):
+            record(trace, AXIS, EDGE, -1 if flip else k, k if flip else -1, neg(a) if flip else a, -ov)
         if ov < best:
             best, axis, face, edge = ov, a, -1, k
     return best, axis, face, edge
@@ -494,7 +520,7 @@ def _face_pair(H, hid, h, f, s0, s1, r, margin, pts_poly, pts_cap, depths):
 
 
 @njit(cache=True)
-def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_a, pts_b, depths):
+def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_a, pts_b, depths, trace):
     """Contacts between a polyhedron at ``pp, qp`` (box ``h`` if ``hid < 0``, else hull ``hid``) and the
     world segment ``c0 c1`` inflated by ``r`` (a capsule; a sphere when ``c0 == c1``).
 
@@ -505,10 +531,15 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
     also get a speculative point under each end of the core within ``margin`` (up to 3 points). When the
     normal is a face's and the core lies parallel to it, two contacts from ``_face_pair`` instead, so
     that a capsule lying on a face rests there stably. The normal points from the polyhedron to the
-    segment, reversed when ``flip`` (the segment is shape A)."""
+    segment, reversed when ``flip`` (the segment is shape A). Traced in the polyhedron's frame: GJK's
+    simplices and the closest points of the cores, or the penetration axes and the chosen one."""
+    if tracing(trace):
+        record_frame(trace, pp, qp)
     s0 = quat_inv_rotate(qp, sub(c0, pp))
     s1 = quat_inv_rotate(qp, sub(c1, pp))
-    dist, on_seg, on_poly = gjk_segment_polyhedron(s0, s1, H, hid, h)
+    dist, on_seg, on_poly = gjk_segment_polyhedron(s0, s1, H, hid, h, trace)
+    if dist > TOUCH_DIST and tracing(trace):
+        record_closest(trace, on_seg if flip else on_poly, on_poly if flip else on_seg, dist)
     if dist - r > margin:
         return 0
     face = -1
@@ -522,7 +553,14 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
                 face = f
         on_cap = mad(on_seg, n, -r)
     else:
-        _, n, face, edge = _penetration_axis(H, hid, h, s0, s1)
+        ov, n, face, edge = _penetration_axis(H, hid, h, s0, s1, flip, trace)
+        if tracing(trace):
+            if face >= 0:
+                record(trace, CHOSEN, FACE_B if flip else FACE_A, -1 if flip else face, face if flip else -1,
+                       neg(n) if flip else n, -ov)
+            else:
+                record(trace, CHOSEN, EDGE, -1 if flip else edge, edge if flip else -1, neg(n) if flip else n,
+                       -ov)
         if face >= 0:
             _, fd = _face_plane(H, hid, h, face)
             low = s0 if dot(n, s0) <= dot(n, s1) else s1
@@ -581,25 +619,25 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
 
 
 @njit(cache=True)
-def sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Sphere A against hull B: the sphere centre as a zero-length segment in ``_polyhedron_segment``
     (GJK closest point while outside, nearest face plane inside)."""
     return _polyhedron_segment(pb, qb, H, int(prm_b[0]), (0.0, 0.0, 0.0), pa, pa, prm_a[0], margin, True,
-                               normal, pts_a, pts_b, depths)
+                               normal, pts_a, pts_b, depths, trace)
 
 
 @njit(cache=True)
-def box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Box A against capsule B, the box as a polyhedron in ``_polyhedron_segment`` (GJK while separated,
     penetration axis when the segment crosses the box, two points when lying on a face)."""
     c0, c1 = _capsule_segment(pb, qb, prm_b)
     return _polyhedron_segment(pa, qa, H, -1, (prm_a[0], prm_a[1], prm_a[2]), c0, c1, prm_b[0], margin,
-                               False, normal, pts_a, pts_b, depths)
+                               False, normal, pts_a, pts_b, depths, trace)
 
 
 @njit(cache=True)
-def capsule_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths):
+def capsule_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Capsule A against hull B through ``_polyhedron_segment`` (as ``box_capsule``, normal reversed)."""
     c0, c1 = _capsule_segment(pa, qa, prm_a)
     return _polyhedron_segment(pb, qb, H, int(prm_b[0]), (0.0, 0.0, 0.0), c0, c1, prm_a[0], margin, True,
-                               normal, pts_a, pts_b, depths)
+                               normal, pts_a, pts_b, depths, trace)
