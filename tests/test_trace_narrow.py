@@ -28,7 +28,10 @@ def quiet_world() -> World:
 
 
 def turn(axis, angle: float) -> tuple[float, float, float, float]:
-    return scenes.quat_axis_angle(axis, angle)
+    """The unit quaternion (x, y, z, w) of a turn by ``angle`` radians about ``axis``."""
+    a = np.asarray(axis, float) / np.linalg.norm(axis)
+    s = math.sin(angle / 2)
+    return (float(a[0] * s), float(a[1] * s), float(a[2] * s), math.cos(angle / 2))
 
 
 def on_ground(w: World, shape, position, orientation=(0.0, 0.0, 0.0, 1.0)):
@@ -232,7 +235,7 @@ def test_edge_contact_records_the_two_edges():
 @pytest.mark.parametrize("cache", [True, False])
 def test_retraced_pairs_give_the_steps_manifolds(cache):
     w = World()
-    scenes.showcase(w)
+    scenes.SCENES["showcase"](w)
     w.contact_cache = cache
     for _ in range(40):
         w.step(DT)
@@ -255,7 +258,7 @@ def test_retraced_pairs_give_the_steps_manifolds(cache):
 
 def test_step_traced_is_step_bit_for_bit_over_100_steps_of_every_shape():
     w = World()
-    scenes.showcase(w)
+    scenes.SCENES["showcase"](w)
     kinds = {int(k) for k in w.data.kind[: w.data.n]}
     assert kinds == {0, 1, 2, 3}  # sphere, box, capsule, hull
     plain, traced = copy.deepcopy(w), copy.deepcopy(w)
@@ -319,7 +322,7 @@ def english():
 
 def settled_showcase_trace():
     w = World()
-    scenes.showcase(w)
+    scenes.SCENES["showcase"](w)
     for _ in range(45):
         w.step(DT)
     return w, w.step_traced(DT)

@@ -123,7 +123,7 @@ def brute_pairs(n, alive, static, aabb_min, aabb_max, pairs):
     """All-pairs test, O(N²): every live, not both static pair whose boxes overlap.
 
     The loop order produces the pairs already sorted lexicographically."""
-    count = 0
+    count = int(0)  # a plain integer for emit_pair, not a literal (see contact_rows.py)
     for i in range(n):
         if not alive[i]:
             continue
@@ -227,7 +227,7 @@ def sap_pairs(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx
             m += 1
     key = sbox[0, :m]
     u_min, u_max, v_min, v_max = sbox[2], sbox[3], sbox[4], sbox[5]
-    count = 0
+    count = int(0)  # a plain integer for emit_pair, not a literal (see contact_rows.py)
     for a in range(m):
         # Boxes a+1 .. end-1 start within [min_a, max_a]: they overlap box a along the sweep axis.
         end = np.searchsorted(key, sbox[1, a], side="right")
@@ -361,7 +361,7 @@ def grid_pairs(n, alive, static, aabb_min, aabb_max, cell, ent_cell, ent_body, b
     intersection of its two boxes (Ericson 2004, §7.1.5), so never twice. Entries of different cells
     that hash to the same bucket are told apart by their stored cell coordinates."""
     inv = 1.0 / cell
-    count = 0
+    count = int(0)  # a plain integer for emit_pair, not a literal (see contact_rows.py)
     for h in range(bucket_start.shape[0] - 1):
         s = bucket_start[h]
         e = bucket_start[h + 1]
@@ -463,7 +463,7 @@ def octree_pairs(static, aabb_min, aabb_max, node_count, node_center, node_half,
     and against the boxes of its node's descendants (Ericson 2004, §7.3.2), visiting only the subtrees
     whose cube touches the box. Two overlapping boxes always lie in the same node or in a node and its
     descendant, so every pair is found exactly once. ``stack`` holds ``8·max_depth + 8`` entries."""
-    count = 0
+    count = int(0)  # a plain integer for emit_pair, not a literal (see contact_rows.py)
     for node in range(node_count):
         i = node_head[node]
         while i >= 0:

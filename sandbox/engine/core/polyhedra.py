@@ -710,12 +710,12 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         d = db[face_b]
         nref = _polygon(HB, fb0 + face_b, vb, vb0, ref)
         inc, deepest = _incident_face(HA, ia, vert_a, va0, norm_a, fa0, n)
-        npoly = _polygon(HA, fa0 + inc, vert_a, 0, poly)
+        npoly = _polygon(HA, fa0 + inc, vert_a, int(0), poly)
     else:
         n = load3(norm_a, fa0 + face_a)
         d = off_a[fa0 + face_a]
-        nref = _polygon(HA, fa0 + face_a, vert_a, 0, ref)
-        inc, deepest = _incident_face(HB, ib, vb, 0, nb, 0, n)
+        nref = _polygon(HA, fa0 + face_a, vert_a, int(0), ref)
+        inc, deepest = _incident_face(HB, ib, vb, int(0), nb, int(0), n)
         npoly = _polygon(HB, fb0 + inc, vb, vb0, poly)
     if tracing(trace):
         record(trace, CHOSEN, FACE_B if use_b else FACE_A, -1 if use_b else face_a, face_b if use_b else -1,
@@ -746,5 +746,5 @@ def box_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, dept
     """Contact manifold of a box (A) and a convex hull (B): the box is built as an 8-vertex, 6-face,
     12-edge hull and the hull–hull test runs."""
     box = _box_as_hull((prm_a[0], prm_a[1], prm_a[2]))
-    return _hull_hull_tables(box, 0, pa, qa, H, int(prm_b[0]), pb, qb, margin, normal, pts_a, pts_b,
+    return _hull_hull_tables(box, int(0), pa, qa, H, int(prm_b[0]), pb, qb, margin, normal, pts_a, pts_b,
                              depths, trace)

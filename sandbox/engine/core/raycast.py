@@ -195,7 +195,7 @@ def raycast_grid(o, d, max_t, n, kind, params, pos, quat, H, cell, ent_cell, ent
     the distance between boundaries. The walk stops at the first cell entered beyond the best hit, since
     every body hit earlier covers a cell already visited. ``tested`` (n flags) keeps a body met in
     several cells from being tested twice."""
-    best_i = -1
+    best_i = int(-1)  # int(): a plain integer for _closer, not a literal (see contact_rows.py)
     best_t = max_t
     best_n = (0.0, 0.0, 0.0)
     tested[:n] = False

@@ -128,7 +128,7 @@ def _round_point(ca, ra, cb, rb, n_default, margin, normal, pts_a, pts_b, depths
         return 0
     n = scale(d, 1.0 / dist) if dist > EPS else n_default
     put3(normal, n)
-    _write_point(0, mad(ca, n, ra), mad(cb, n, -rb), ra + rb - dist, pts_a, pts_b, depths)
+    _write_point(int(0), mad(ca, n, ra), mad(cb, n, -rb), ra + rb - dist, pts_a, pts_b, depths)
     return 1
 
 
@@ -200,7 +200,7 @@ def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, de
     # ``out`` points from the box to the sphere; the contact normal goes from A (sphere) to B (box).
     n = neg(quat_rotate(qb, out))
     put3(normal, n)
-    _write_point(0, mad(pa, n, r), add(pb, quat_rotate(qb, q)), depth, pts_a, pts_b, depths)
+    _write_point(int(0), mad(pa, n, r), add(pb, quat_rotate(qb, q)), depth, pts_a, pts_b, depths)
     return 1
 
 
@@ -289,8 +289,8 @@ def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_
         ua = scale(da, 1.0 / math.sqrt(la_sq))
         ub = scale(db, 1.0 / math.sqrt(lb_sq))
         w = normalize(add(ua, ub) if dot(ua, ub) >= 0.0 else sub(ua, ub))
-        s_lo, t_lo, key_lo = _overlap_end(a0, a1, b0, b1, w, False)
-        s_hi, t_hi, key_hi = _overlap_end(a0, a1, b0, b1, w, True)
+        s_lo, t_lo, key_lo = _overlap_end(a0, a1, b0, b1, w, bool(False))
+        s_hi, t_hi, key_hi = _overlap_end(a0, a1, b0, b1, w, bool(True))
         # Keys are twice the position along w: the overlap must be longer than a thousandth of A.
         if key_hi - key_lo > 2e-3 * math.sqrt(la_sq):
             if not (0.0 < s < 1.0 and 0.0 < t < 1.0):
@@ -311,7 +311,7 @@ def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_
                     k += 1
             if k == 2:
                 return 2
-    _write_point(0, mad(ca, n, ra), mad(cb, n, -rb), ra + rb - dist, pts_a, pts_b, depths)
+    _write_point(int(0), mad(ca, n, ra), mad(cb, n, -rb), ra + rb - dist, pts_a, pts_b, depths)
     return 1
 
 
@@ -588,7 +588,7 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
                 return 2
     wn = quat_rotate(qp, n)
     put3(normal, neg(wn) if flip else wn)
-    _write_point(0, add(pp, quat_rotate(qp, on_poly)), add(pp, quat_rotate(qp, on_cap)),
+    _write_point(int(0), add(pp, quat_rotate(qp, on_poly)), add(pp, quat_rotate(qp, on_cap)),
                  dot(sub(on_poly, on_cap), n), out_a, out_b, depths)
     k = 1
     if dist > r:
@@ -622,8 +622,8 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
 def sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Sphere A against hull B: the sphere centre as a zero-length segment in ``_polyhedron_segment``
     (GJK closest point while outside, nearest face plane inside)."""
-    return _polyhedron_segment(pb, qb, H, int(prm_b[0]), (0.0, 0.0, 0.0), pa, pa, prm_a[0], margin, True,
-                               normal, pts_a, pts_b, depths, trace)
+    return _polyhedron_segment(pb, qb, H, int(prm_b[0]), (0.0, 0.0, 0.0), pa, pa, prm_a[0], margin,
+                               bool(True), normal, pts_a, pts_b, depths, trace)
 
 
 @njit(cache=True)
@@ -631,13 +631,13 @@ def box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, d
     """Box A against capsule B, the box as a polyhedron in ``_polyhedron_segment`` (GJK while separated,
     penetration axis when the segment crosses the box, two points when lying on a face)."""
     c0, c1 = _capsule_segment(pb, qb, prm_b)
-    return _polyhedron_segment(pa, qa, H, -1, (prm_a[0], prm_a[1], prm_a[2]), c0, c1, prm_b[0], margin,
-                               False, normal, pts_a, pts_b, depths, trace)
+    return _polyhedron_segment(pa, qa, H, int(-1), (prm_a[0], prm_a[1], prm_a[2]), c0, c1, prm_b[0], margin,
+                               bool(False), normal, pts_a, pts_b, depths, trace)
 
 
 @njit(cache=True)
 def capsule_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Capsule A against hull B through ``_polyhedron_segment`` (as ``box_capsule``, normal reversed)."""
     c0, c1 = _capsule_segment(pa, qa, prm_a)
-    return _polyhedron_segment(pb, qb, H, int(prm_b[0]), (0.0, 0.0, 0.0), c0, c1, prm_a[0], margin, True,
-                               normal, pts_a, pts_b, depths, trace)
+    return _polyhedron_segment(pb, qb, H, int(prm_b[0]), (0.0, 0.0, 0.0), c0, c1, prm_a[0], margin,
+                               bool(True), normal, pts_a, pts_b, depths, trace)
