@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 import pytest
+from app_driver import open_app, send
 
 import sandbox.compare
 from sandbox import scenes
@@ -275,19 +276,7 @@ def test_the_renderer_draws_inside_its_region_only(msaa):
 
 @pytest.fixture(scope="module")
 def app():
-    if not os.environ.get("DISPLAY"):
-        pytest.skip("needs an X display (xvfb-run)")
-    from sandbox.app import App
-
-    a = App(scene="bounce row", width=W, height=H, visible=True)
-    a.ui.options.shadows = False
-    yield a
-    a.close()
-
-
-def send(app, event: str, *args) -> None:
-    app.window.dispatch_event(event, *args)
-    app.window.dispatch_events()
+    yield from open_app("bounce row")
 
 
 def click(app, rect) -> None:

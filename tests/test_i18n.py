@@ -7,7 +7,6 @@ language switch in a running app (Xvfb, like tests/test_lesson_ui.py)."""
 from __future__ import annotations
 
 import ast
-import os
 import re
 import shutil
 import string
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from app_driver import open_app, send
 
 from sandbox import i18n, lessons, scenes
 from sandbox.engine import KIND_NAMES, SETTINGS, STAGE_GROUPS, STAGES, World
@@ -461,21 +461,9 @@ W, H = 1280, 720
 
 @pytest.fixture(scope="module")
 def app():
-    if not os.environ.get("DISPLAY"):
-        pytest.skip("needs an X display (xvfb-run)")
-    from sandbox.app import App
-
     i18n.set_language("en")
-    a = App(scene="bounce row", width=W, height=H, visible=True)
-    a.ui.options.shadows = False
-    yield a
-    a.close()
+    yield from open_app("bounce row")
     i18n.set_language("en")
-
-
-def send(app, event: str, *args) -> None:
-    app.window.dispatch_event(event, *args)
-    app.window.dispatch_events()
 
 
 def click(app, rect) -> None:

@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 import pytest
+from app_driver import open_app, send
 from pyglet.window import key, mouse
 
 from sandbox.engine import Box, World
@@ -24,20 +25,7 @@ W, H = 1280, 720
 
 @pytest.fixture(scope="module")
 def app():
-    if not os.environ.get("DISPLAY"):
-        pytest.skip("needs an X display (xvfb-run)")
-    from sandbox.app import App
-
-    a = App(scene="bounce row", width=W, height=H, visible=True)
-    a.ui.options.shadows = False
-    yield a
-    a.close()
-
-
-def send(app, event: str, *args) -> None:
-    """Dispatch one pyglet event to the window's handlers and flush pyglet's queue."""
-    app.window.dispatch_event(event, *args)
-    app.window.dispatch_events()
+    yield from open_app("bounce row")
 
 
 def load(app, scene: str, frames: int = 1) -> None:

@@ -10,6 +10,7 @@ import os
 
 import numpy as np
 import pytest
+from app_driver import open_app, send
 from pyglet.window import mouse
 
 from sandbox import scenes
@@ -127,19 +128,7 @@ def test_the_three_lessons_turn_on_their_visuals():
 
 @pytest.fixture(scope="module")
 def app():
-    if not os.environ.get("DISPLAY"):
-        pytest.skip("needs an X display (xvfb-run)")
-    from sandbox.app import App
-
-    a = App(scene="raycasts", width=W, height=H, visible=True)
-    a.ui.options.shadows = False
-    yield a
-    a.close()
-
-
-def send(app, event: str, *args) -> None:
-    app.window.dispatch_event(event, *args)
-    app.window.dispatch_events()
+    yield from open_app("raycasts")
 
 
 def load(app, scene: str) -> None:

@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 import pytest
+from app_driver import open_app, send
 
 from sandbox.engine import STAGES, Box, Sphere, World
 from sandbox.headless import step_columns, step_row
@@ -220,20 +221,7 @@ def test_within_tolerance_is_three_percent_or_absolute_at_zero():
 
 @pytest.fixture(scope="module")
 def app():
-    if not os.environ.get("DISPLAY"):
-        pytest.skip("needs an X display (xvfb-run)")
-    from sandbox.app import App
-
-    a = App(scene="bounce row", width=W, height=H, visible=True)
-    a.ui.options.shadows = False
-    a.ui.show_lesson = False
-    yield a
-    a.close()
-
-
-def send(app, event: str, *args) -> None:
-    app.window.dispatch_event(event, *args)
-    app.window.dispatch_events()
+    yield from open_app("bounce row", show_lesson=False)
 
 
 def click(app, rect) -> None:

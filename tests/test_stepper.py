@@ -10,6 +10,7 @@ import os
 
 import numpy as np
 import pytest
+from app_driver import open_app, send
 
 from sandbox import scenes
 from sandbox.engine import Box, World
@@ -429,19 +430,7 @@ def test_the_stepper_catalogue_translates_every_string():
 
 @pytest.fixture(scope="module")
 def app():
-    if not os.environ.get("DISPLAY"):
-        pytest.skip("needs an X display (xvfb-run)")
-    from sandbox.app import App
-
-    a = App(scene="showcase", width=W, height=H, visible=True)
-    a.ui.options.shadows = False
-    yield a
-    a.close()
-
-
-def send(app, event: str, *args) -> None:
-    app.window.dispatch_event(event, *args)
-    app.window.dispatch_events()
+    yield from open_app("showcase")
 
 
 def click(app, x: float, y: float) -> None:

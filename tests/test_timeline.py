@@ -13,6 +13,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from app_driver import open_app, send
 
 from sandbox.engine import Body, Box, Sphere
 from sandbox.session import Session
@@ -350,14 +351,7 @@ def test_the_log_is_bounded():
 
 @pytest.fixture(scope="module")
 def app():
-    if not os.environ.get("DISPLAY"):
-        pytest.skip("needs an X display (xvfb-run)")
-    from sandbox.app import App
-
-    a = App(scene="bounce", width=W, height=H, visible=True)
-    a.ui.options.shadows = False
-    yield a
-    a.close()
+    yield from open_app("bounce")
 
 
 def keys():
@@ -365,11 +359,6 @@ def keys():
     from pyglet.window import key, mouse
 
     return key, mouse
-
-
-def send(app, event: str, *args) -> None:
-    app.window.dispatch_event(event, *args)
-    app.window.dispatch_events()
 
 
 def click(app, x: float, y: float) -> None:
