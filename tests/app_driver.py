@@ -33,3 +33,17 @@ def send(app, event: str, *args) -> None:
     """Dispatch one pyglet event to the window's handlers and flush pyglet's queue."""
     app.window.dispatch_event(event, *args)
     app.window.dispatch_events()
+
+
+def click(app, rect) -> None:
+    """A left click in the middle of window rectangle ``rect`` (top-left origin), a frame per event, then
+    the mouse moved away (to the bottom of the view) so that nothing stays hovered."""
+    from pyglet.window import mouse  # here: importing pyglet's windows needs a display
+
+    x0, y0, x1, y1 = rect
+    x, y = int(0.5 * (x0 + x1)), H - int(0.5 * (y0 + y1))
+    for event, *args in (("on_mouse_motion", x, y, 0, 0), ("on_mouse_press", x, y, mouse.LEFT, 0),
+                         ("on_mouse_release", x, y, mouse.LEFT, 0)):
+        send(app, event, *args)
+        app.run(frames=1)
+    send(app, "on_mouse_motion", 600, 700, 0, 0)

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 import pytest
-from app_driver import open_app, send
+from app_driver import click, open_app
 
 import sandbox.compare
 from sandbox import scenes
@@ -278,18 +278,6 @@ def test_the_renderer_draws_inside_its_region_only(msaa):
 def app():
     yield from open_app("bounce row")
 
-
-def click(app, rect) -> None:
-    """A left click in the middle of window rectangle ``rect`` (top-left origin), a frame per event."""
-    from pyglet.window import mouse  # here: importing pyglet's windows needs a display
-
-    x0, y0, x1, y1 = rect
-    x, y = int(0.5 * (x0 + x1)), H - int(0.5 * (y0 + y1))
-    for event, *args in (("on_mouse_motion", x, y, 0, 0), ("on_mouse_press", x, y, mouse.LEFT, 0),
-                         ("on_mouse_release", x, y, mouse.LEFT, 0)):
-        send(app, event, *args)
-        app.run(frames=1)
-    send(app, "on_mouse_motion", 600, 700, 0, 0)
 
 
 @needs_display

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 import pytest
-from app_driver import open_app, send
+from app_driver import click, open_app
 
 from sandbox.engine import STAGES, Box, Sphere, World
 from sandbox.headless import step_columns, step_row
@@ -223,17 +223,6 @@ def test_within_tolerance_is_three_percent_or_absolute_at_zero():
 def app():
     yield from open_app("bounce row", show_lesson=False)
 
-
-def click(app, rect) -> None:
-    from pyglet.window import mouse  # here: importing pyglet's windows needs a display
-
-    x0, y0, x1, y1 = rect
-    x, y = int(0.5 * (x0 + x1)), H - int(0.5 * (y0 + y1))
-    for event, *args in (("on_mouse_motion", x, y, 0, 0), ("on_mouse_press", x, y, mouse.LEFT, 0),
-                         ("on_mouse_release", x, y, mouse.LEFT, 0)):
-        send(app, event, *args)
-        app.run(frames=1)
-    send(app, "on_mouse_motion", 600, 700, 0, 0)
 
 
 @needs_display

@@ -17,10 +17,10 @@ from imgui_bundle import imgui
 
 from ..i18n import N_, _
 from ..ledger import Impact, RestitutionSummary
-from ..series import CsvExportError, Recorder, file_stem, write_impacts_csv
+from ..series import Recorder, file_stem, write_impacts_csv
 from .compare_window import free_columns
 from .context import UiContext
-from .plots import export_line
+from .plots import export_csv, export_line
 
 DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
 GREEN = imgui.ImVec4(0.45, 0.90, 0.45, 1.0)
@@ -97,12 +97,8 @@ class LedgerWindow:
         session = self.ctx.session
         self.recorder.follow(session.world)
         path = self.path()
-        try:
-            rows = write_impacts_csv(path, self.recorder.impacts(session.world.steps))
-        except (CsvExportError, OSError, ValueError) as exc:
-            self.message = (False, _("Could not export: {error}").format(error=exc))
-            return 0
-        self.message = (True, _("Wrote {n} rows to {path}").format(n=rows, path=path))
+        rows, self.message = export_csv(
+            lambda: write_impacts_csv(path, self.recorder.impacts(session.world.steps)), path)
         return rows
 
     def draw(self) -> None:

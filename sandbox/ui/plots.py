@@ -17,6 +17,7 @@ written gives a red line in the window.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,6 +81,16 @@ def export_line(message: tuple[bool, str] | None, hint: str) -> None:
         imgui.set_tooltip(text)
 
 
+def export_csv(write: Callable[[], int], path: Path) -> tuple[int, tuple[bool, str]]:
+    """Run ``write`` (which writes a CSV to ``path`` and returns its rows) and say how it went: (rows,
+    the line ``export_line`` shows). A failure is reported, not raised, and counts 0 rows."""
+    try:
+        rows = write()
+    except (CsvExportError, OSError, ValueError) as exc:
+        return 0, (False, _("Could not export: {error}").format(error=exc))
+    return rows, (True, _("Wrote {n} rows to {path}").format(n=rows, path=path))
+
+
 class PlotsWindow:
     """The Plots window over one ``UiContext``, reading the session's ``Recorder``; ``draw()`` once
     per frame. ``open`` shows it (and makes the recorder record); ``picked`` maps each plot's key to its
@@ -122,15 +133,12 @@ class PlotsWindow:
         self.recorder.follow(session.world)
         step = session.world.steps
         path = self.path(key)
-        try:
-            if key == IMPACTS:
-                rows = write_impacts_csv(path, self.recorder.impacts(step))
-            else:
-                rows = self.recorder.series.write_csv(path, self.picked[key], step)
-        except (CsvExportError, OSError, ValueError) as exc:
-            self.message = (False, _("Could not export: {error}").format(error=exc))
-            return 0
-        self.message = (True, _("Wrote {n} rows to {path}").format(n=rows, path=path))
+        if key == IMPACTS:
+            rows, self.message = export_csv(
+                lambda: write_impacts_csv(path, self.recorder.impacts(step)), path)
+        else:
+            rows, self.message = export_csv(
+                lambda: self.recorder.series.write_csv(path, self.picked[key], step), path)
         return rows
 
     # --- the frame --------------------------------------------------------------------------------------
