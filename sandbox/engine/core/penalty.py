@@ -38,7 +38,7 @@ from .vecmath import add, dot, load3, load4, load_mat, quat_rotate, scale, sub
 
 
 @njit(cache=True)
-def penalty_contacts(c, pts, bodies, h, hertz, zeta, iterations):
+def penalty_contacts(c, pts, bodies, h, hertz, zeta, iterations, first):
     """One sub-step ``h`` of penalty springs at the ``c`` contact points: F = m_eff·ω·(ω·x − 2ζ·vₙ) with
     ω = 2π·``hertz``, applied as the impulse F·h when it pushes; then friction, clamped to μ·F·h.
 
@@ -50,7 +50,11 @@ def penalty_contacts(c, pts, bodies, h, hertz, zeta, iterations):
     no point slides, each point's kept inside Coulomb's disc |λt| ≤ μ·F·h (beyond it the point slides and
     its stick point with it). Friction that only stopped each point's sliding once per sub-step missed
     part of it (the points of a face disturb one another, and the lightly pressed ones saturate), and what
-    it missed added up: a box held by μ = 0.7 on a 30° slope crept 16 mm in 2 s."""
+    it missed added up: a box held by μ = 0.7 on a 30° slope crept 16 mm in 2 s.
+
+    The normal impulse (``LAM_N``) is the step's own: on the ``first`` sub-step it starts from zero, not
+    from the warm-start value, so that the contact reports F·dt of this step (m·g·dt for a resting box)
+    rather than a sum over every step since the contact began."""
     cb, cla, clb, cidx, cw = pts.bodies, pts.local_a, pts.local_b, pts.row, pts.cw
     pos, quat, vel, angvel = bodies.pos, bodies.quat, bodies.vel, bodies.angvel
     inv_mass, inv_inertia = bodies.inv_mass, bodies.inv_inertia
@@ -59,6 +63,9 @@ def penalty_contacts(c, pts, bodies, h, hertz, zeta, iterations):
         a = cb[k, 0]
         b = cb[k, 1]
         i = cidx[k]
+        if first:
+            cw[at(i, LAM_N, 0)] = 0.0
+            cw[at(i, LAM_MAX, 0)] = 0.0
         n = get3(cw, i, N, 0)
         ra = get3(cw, i, RA, 0)
         rb = get3(cw, i, RB, 0)

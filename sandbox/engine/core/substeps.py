@@ -154,7 +154,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
             solve_joints_and_grabs(joints, grabs, bodies, h, yes, settings)
             if mode == PENALTY:
                 penalty_contacts(contacts.points, contacts.pts, bodies, h, settings.penalty_hertz,
-                                 settings.penalty_damping_ratio, max(base + (sub < extra), 1))
+                                 settings.penalty_damping_ratio, max(base + (sub < extra), 1), sub == 0)
             record_pass(trace_lam, trace_vel, k, contacts, bodies)
             k += 1
         t3 = clock()
