@@ -13,9 +13,10 @@ sphere–sphere and sphere–box within 8 ns), which a whole step (6.3 ms) does 
 - Each place that records is written ``if tracing(trace): record...(...)``: one branch, always the same
   way, with everything the trace needs (the arguments, a polygon mapped back from a face's coordinates,
   a normalised edge axis) computed inside it.
-- Inside the separating axis loops only inline stores are recorded (``record``, ``record_axis``): a call
-  there, even one never made, makes the compiler keep the loop's values in memory around it. Polygons,
-  whose recording loops, are recorded by a call (``record_polygon``) outside those loops. The box–box
+- Inside the separating axis loops only short stores are recorded (``record``, ``record_axis``), which
+  LLVM inlines: a call there that stays a call, even one never made, makes the compiler keep the loop's
+  values in memory around it. Polygons, whose recording loops, are recorded by a call
+  (``record_polygon``) outside those loops. The box–box
   test, the most frequent, stores only each separation in its loops (``note_separation``) and completes
   the rows (labels, axes) in one call when it leaves its axis tests.
 - An array handed to a compiled function costs two atomic reference count updates per call, and the
