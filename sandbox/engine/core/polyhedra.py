@@ -548,11 +548,12 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         store3(poly, 0, deepest)
         count = _fallback_contact(ref, nref, n, d, poly, margin, use_b, pa, qa, normal, pts_a, pts_b,
                                   depths, trace)
-    if best_ea >= 0 and sep_e > sep_face and count > 0 and depths[:count].max() < -sep_e:
-        # The face won on the bias only, and its incident face's deepest corner was clipped off: the face
-        # points are shallower than the overlap along the edge axis, the bodies' least overlap. Pushing
-        # them apart by the manifold's depth along the face normal would leave them overlapping, so the
-        # edge contact, whose depth is that least overlap, is used instead.
+    if sep_e < 0.0 and best_ea >= 0 and sep_e > sep_face and count > 0 and depths[:count].max() < -sep_e:
+        # The bodies overlap, the face won on the bias only, and its incident face's deepest corner was
+        # clipped off: the face points are shallower than the overlap along the edge axis, the bodies'
+        # least overlap. Pushing them apart by the manifold's depth along the face normal would leave
+        # them overlapping, so the edge contact, whose depth is that least overlap, is used instead.
+        # (Not for speculative contacts, sep_e >= 0, where the bias keeps a resting face manifold.)
         if tracing(trace):
             record(trace, CHOSEN, EDGE, best_ea - ea0, best_eb - eb0, best_axis, sep_e)
         return _edge_contact(load3(vert_a, edges_a[best_ea, 0]), load3(vert_a, edges_a[best_ea, 1]),
