@@ -13,7 +13,7 @@ import pytest
 
 from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
-from sandbox.engine.core.polyhedra import ABS_TOL, REL_TOL
+from sandbox.engine.core.sat import ABS_TOL, REL_TOL
 
 DT = 1.0 / 60.0
 CUBE = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
@@ -56,7 +56,7 @@ def test_box_resting_on_a_box_tests_15_axes_and_clips_to_the_manifold():
     assert [g for g, _, _ in p.features] == ["face A"] * 3 + ["face B"] * 3 + ["edge"] * 9
     assert p.axes[0][0] == "face A x" and p.axes[6][0] == "edge A x × B x"
     # the chosen axis: the least penetration (largest separation) among the face axes, no edge clearly
-    # better (REL_TOL, ABS_TOL: polyhedra.py's bias towards faces)
+    # better (REL_TOL, ABS_TOL: sat.py's bias towards faces)
     seps = np.array([s for _, _, s in p.axes])
     faces = seps[:6]
     assert p.chosen is not None and p.chosen < 6

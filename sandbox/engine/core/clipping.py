@@ -8,10 +8,6 @@ adds the crossing point. Clipping the incident face against the side planes of t
 planes through its edges, facing outwards) leaves the overlap; the points of it below the reference
 plane are the contact points, and ``reduce_to_four`` keeps the four that hold the body best.
 
-These functions are inlined into the pair tests (numba's ``inline="always"``): every array handed to a
-compiled function that is not inlined costs reference counting on each call, a good part of a box–box
-test's time.
-
 ``clip_to_face`` writes the polygon after each plane into the pair test's trace buffer when it has rows
 (``narrow_trace.py``; an ordinary step passes one without rows, and nothing is written).
 """
@@ -24,7 +20,7 @@ from .narrow_trace import CLIP, IDENTITY, record_polygon, tracing
 from .vecmath import add, cross, dot, length_sq, load3, scale, store3, sub
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def clip_against_plane(src, m, dst, side, off):
     """One Sutherland–Hodgman stage: the part of the convex polygon ``src[:m]`` where side·x <= off,
     written to ``dst`` (at most m + 1 vertices); returns its vertex count."""
@@ -43,7 +39,7 @@ def clip_against_plane(src, m, dst, side, off):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def clip_to_face(ref, nref, n, poly, npoly, spare, trace):
     """Sutherland–Hodgman: clip the convex polygon ``poly[:npoly]`` against the side planes of the
     reference polygon ``ref[:nref]`` (CCW around its normal ``n``). The planes pass through the reference
@@ -60,14 +56,14 @@ def clip_to_face(ref, nref, n, poly, npoly, spare, trace):
         off = dot(side, v0)
         m = clip_against_plane(src, m, dst, side, off)
         if tracing(trace):
-            record_polygon(trace, CLIP, i, dst, m, side, off, IDENTITY, False)
+            record_polygon(trace, CLIP, i, dst, m, side, off, IDENTITY)
         src, dst = dst, src
         if m == 0:
             break
     return src, m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def reduce_to_four(pts, m, n):
     """Indices of at most 4 of the ``m`` contact points (rows of ``pts``: x, y, z, depth): the deepest,
     the farthest from it, then the two that span the largest triangles with those on either side of

@@ -178,7 +178,7 @@ def _tetrahedron_weights(a, b, c, d):
     return res, inside
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _record_simplex(trace, iteration, n, P, S, lam, v):
     """Trace the simplex of ``n`` vertices (support points ``P`` on the polyhedron and ``S`` on the
     segment, weights ``lam``) and its point ``v`` nearest the origin."""
@@ -216,7 +216,7 @@ def gjk_segment_polyhedron(s0, s1, H, hid, h, trace):
     lam[0] = 1.0
     n = 1
     v = sub(p, s0)
-    _record_simplex(trace, 0, n, P, S, lam, v)
+    _record_simplex(trace, int(0), n, P, S, lam, v)
     touching = False
     for it in range(GJK_MAX_ITERS):
         vv = length_sq(v)

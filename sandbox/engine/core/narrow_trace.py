@@ -13,9 +13,10 @@ sphere–sphere and sphere–box within 8 ns), which a whole step (6.3 ms) does 
 - Each place that records is written ``if tracing(trace): record...(...)``: one branch, always the same
   way, with everything the trace needs (the arguments, a polygon mapped back from a face's coordinates,
   a normalised edge axis) computed inside it.
-- Inside the separating axis loops only inline stores are recorded (``record``, ``record_axis``): a call
-  there, even one never made, makes the compiler keep the loop's values in memory around it. Polygons,
-  whose recording loops, are recorded by a call (``record_polygon``) outside those loops. The box–box
+- Inside the separating axis loops only short stores are recorded (``record``, ``record_axis``), which
+  LLVM inlines: a call there that stays a call, even one never made, makes the compiler keep the loop's
+  values in memory around it. Polygons, whose recording loops, are recorded by a call
+  (``record_polygon``) outside those loops. The box–box
   test, the most frequent, stores only each separation in its loops (``note_separation``) and completes
   the rows (labels, axes) in one call when it leaves its axis tests.
 - An array handed to a compiled function costs two atomic reference count updates per call, and the
@@ -139,13 +140,22 @@ def trace_buffer(rows: int) -> np.ndarray:
     return np.zeros((rows + 1, TRACE_WIDTH))
 
 
-@njit(cache=True, inline="always")
+# One compiled copy of each recorder: the explicit signatures take the tags and features as plain
+# integers, where each call site's constants (``record(trace, FALLBACK, 0, 0, 0, ...)``) would otherwise
+# compile a copy per combination of literal values.
+_TRACE = types.float64[:, ::1]
+_VEC = types.UniTuple(types.float64, 3)
+_I = types.int64
+_F = types.float64
+
+
+@njit(types.boolean(_TRACE), cache=True)
 def tracing(trace):
     """Whether ``trace`` records (has rows)."""
     return trace.shape[0] > 0
 
 
-@njit(cache=True, inline="always")
+@njit(types.void(_TRACE, _I, _I, _I, _I, _VEC, _F), cache=True)
 def record(trace, tag, i, j, k, x, s):
     """Append the row ``(tag, i, j, k, x, s)`` when ``trace`` has room (a vector ``x``, a scalar ``s``);
     mark the overflow when it has rows but none left."""
@@ -166,7 +176,7 @@ def record(trace, tag, i, j, k, x, s):
     trace[0, 0] = r
 
 
-@njit(cache=True, inline="always")
+@njit(types.void(_TRACE, _I, _F), cache=True)
 def note_separation(trace, slot, s):
     """Store the separation ``s`` (the last column) in the ``slot``-th row after those written so far; the
     test completes the row when it leaves its loop (``polyhedra._trace_box_axes``)."""
@@ -175,32 +185,32 @@ def note_separation(trace, slot, s):
         trace[r, 7] = s
 
 
-@njit(cache=True, inline="always")
+@njit(types.void(_TRACE, _VEC, types.UniTuple(_F, 4)), cache=True)
 def record_frame(trace, p, q):
     """The working frame: origin ``p``, orientation ``q`` (x, y, z, w)."""
     record(trace, FRAME_P, 0, 0, 0, p, 0.0)
     record(trace, FRAME_Q, 0, 0, 0, (q[0], q[1], q[2]), q[3])
 
 
-@njit(cache=True, inline="always")
+@njit(types.void(_TRACE, _I, _I, _I, _VEC, _F, _F), cache=True)
 def record_axis(trace, group, fa, fb, axis, sign, s):
     """A tested axis, ``sign · axis``, with separation ``s``."""
     record(trace, AXIS, group, fa, fb, scale(axis, sign), s)
 
 
-@njit(cache=True)
-def record_polygon(trace, role, plane, poly, m, side, off, basis, with_depth):
+@njit(types.void(_TRACE, _I, _I, types.float64[:, :], _I, _VEC, _F, types.UniTuple(_VEC, 4)), cache=True)
+def record_polygon(trace, role, plane, poly, m, side, off, basis):
     """Polygon ``poly[:m]`` (rows x, y, z, depth) in the coordinates of ``basis = (origin, u, v, w)``
     (vertex ``origin + x·u + y·v + z·w``; ``IDENTITY`` for the working frame), after its header row;
-    ``side``, ``off``: its clip plane; ``with_depth``: the fourth column holds the vertices' depths."""
+    ``side``, ``off``: its clip plane. For the KEPT points the fourth column holds their depths."""
     origin, u, v, w = basis
     record(trace, POLYGON, role, plane, m, side, off)
     for r in range(m):
         p = mad(mad(mad(origin, u, poly[r, 0]), v, poly[r, 1]), w, poly[r, 2])
-        record(trace, VERTEX, 0, 0, 0, p, poly[r, 3] if with_depth else 0.0)
+        record(trace, VERTEX, 0, 0, 0, p, poly[r, 3] if role == KEPT else 0.0)
 
 
-@njit(cache=True, inline="always")
+@njit(types.void(_TRACE, _I, _VEC, _VEC), cache=True)
 def record_segment(trace, role, a, b):
     """A two-vertex polygon (an edge) from ``a`` to ``b``."""
     record(trace, POLYGON, role, 0, 2, (0.0, 0.0, 0.0), 0.0)
@@ -208,7 +218,7 @@ def record_segment(trace, role, a, b):
     record(trace, VERTEX, 0, 0, 0, b, 0.0)
 
 
-@njit(cache=True, inline="always")
+@njit(types.void(_TRACE, _VEC, _VEC, _F), cache=True)
 def record_closest(trace, on_a, on_b, dist):
     """The closest points of the two cores, ``on_a`` and ``on_b``, ``dist`` apart."""
     record(trace, CLOSEST, 0, 0, 0, on_a, dist)

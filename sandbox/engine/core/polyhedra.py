@@ -1,50 +1,43 @@
-"""Pair tests between polyhedra: box–box, box–hull and hull–hull, by the separating axis theorem.
+"""Pair tests between polyhedra: box–box, box–hull and hull–hull, from the separating axis test's choice.
 
 Every test follows the same plan (Box2D's ``b2CollidePolygons`` lifted to 3D, Gregorius, "The Separating
 Axis Test between Convex Polyhedra", GDC 2013):
 
 1. Work in A's local frame: B is placed there by the relative transform, so A's faces and vertices are
    read as stored.
-2. Face queries: for every face of A, the separation of B's deepest point below the face's plane; the
-   same for B's faces against A. Edge query: for every pair of edges whose Gauss-map arcs cross (so that
-   they build a face of the Minkowski difference), the separation along their cross product. Any
-   separation beyond ``margin`` means no contact.
+2. The separating axis test (``sat.py``): face queries for the faces of A and of B, an edge query for
+   the edge pairs that build faces of the Minkowski difference; any separation beyond ``margin`` means
+   no contact. Boxes have their own closed-form 15-axis test; box–hull builds the box's vertices, faces
+   and edges in the hull table's format and runs the hull–hull test.
 3. Choose the axis with the largest separation, preferring face axes over edge axes unless the edge is
-   clearly better (Box2D's relative and absolute tolerances), so that a resting contact does not flicker
-   between a face manifold and a single edge point from one step to the next. Between a face of A and a
-   face of B the larger separation wins (ties: A): that keeps the result symmetric when A and B are
-   exchanged, and nearly parallel faces clip to the same patch whichever is the reference.
+   clearly better (``sat.edge_wins``), so that a resting contact does not flicker between a face
+   manifold and a single edge point from one step to the next. Between a face of A and a face of B the
+   larger separation wins (ties: A): that keeps the result symmetric when A and B are exchanged, and
+   nearly parallel faces clip to the same patch whichever is the reference.
 4. Face axis: the face that won is the reference face; the face of the other body most anti-parallel to
    its normal is the incident face. Clip the incident polygon against the side planes of the reference face
-   (Sutherland–Hodgman), keep the points below the reference plane (within ``margin``) and reduce them to
-   at most four (deepest point first, then the largest area). Edge axis: one point, at the closest points
-   of the two edges (Ericson 2004, §5.1.9).
-
-Boxes have their own 15-axis test (the 3 + 3 face axes and 9 edge-pair axes of two oriented boxes,
-Gottschalk et al. 1996 and Ericson 2004, §4.4.1), because box stacks are the common case; box–hull builds
-the box's vertices, faces and edges in the hull table's format and runs the hull–hull test.
+   (Sutherland–Hodgman, ``clipping.py``), keep the points below the reference plane (within ``margin``)
+   and reduce them to at most four (deepest point first, then the largest area). Edge axis: one point, at
+   the closest points of the two edges (Ericson 2004, §5.1.9).
 
 All tests share ``core.narrowphase``'s pair-test signature and conventions: normal from A to B, points on
 both surfaces, ``depths[i] = dot(pts_a[i] - pts_b[i], normal)`` positive when overlapping.
 
 Tracing (``narrow_trace.py``): when the ``trace`` buffer has rows, each test records, in A's frame, every
-axis it tested with its separation (up to the one that separates, where it stops), the axis it chose,
-the reference and incident faces, the polygon after each clip plane, the points removed above the
-reference face and by the reduction to four, or the two edges of an edge contact. In an ordinary step
-the buffer has no rows and every ``if tracing(trace)`` is one branch not taken.
+axis it tested with its separation (``sat.py``), the axis it chose, the reference and incident faces, the
+polygon after each clip plane, the points removed above the reference face and by the reduction to four,
+or the two edges of an edge contact. In an ordinary step the buffer has no rows and every
+``if tracing(trace)`` is one branch not taken.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from .clipping import clip_against_plane, clip_to_face, reduce_to_four
 from .narrow_trace import (
     ABOVE,
-    AXIS,
     CHOSEN,
     CLIP,
     EDGE,
@@ -59,9 +52,7 @@ from .narrow_trace import (
     REDUCTION,
     REFERENCE,
     REMOVED,
-    note_separation,
     record,
-    record_axis,
     record_closest,
     record_frame,
     record_polygon,
@@ -70,6 +61,7 @@ from .narrow_trace import (
 )
 from .records import HullArrays
 from .rounded import closest_segment_segment
+from .sat import box_box_axes, edge_query, edge_wins, face_query
 from .vecmath import (
     add,
     cross,
@@ -89,17 +81,6 @@ from .vecmath import (
     store3,
     sub,
 )
-
-REL_TOL = 0.98
-"""An edge axis wins only if its separation beats the best face's by ``(1 − REL_TOL)·|best_face| + ABS_TOL``
-(Box2D's bias towards faces). Written with ``|best_face|`` so that the bias favours the face for positive
-(speculative) separations too: Box2D's ``REL_TOL * best_face`` is below ``best_face`` once it is positive,
-and an edge axis that equals a face axis (every edge pair of two axis-aligned boxes) then won, collapsing
-a face manifold to one edge point."""
-ABS_TOL = 0.001
-PARALLEL_TOL = 1e-6
-"""Edge pairs whose directions' cross product is shorter than this (relative) are treated as parallel:
-their axis is one of the face axes, already tested."""
 
 # The box as a polytope, vertex i at (±hx, ±hy, ±hz) with the sign of axis k positive when bit k of i is
 # set; faces -x, +x, -y, +y, -z, +z, each counter-clockwise seen from outside.
@@ -126,11 +107,10 @@ _BOX_EDGES, _BOX_EDGE_FACES = _box_edges()
 
 # ---------------------------------------------------------------------------------------------------
 # Shared pieces: the two kinds of manifold (the clipping and the reduction to four points are in
-# clipping.py). They are inlined into the pair tests (numba's inline="always"): every array handed to a
-# compiled function that is not inlined costs reference counting on each call.
+# clipping.py).
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _store_normal(normal, n):
     """Write vector tuple ``n`` into the (3,) array ``normal``."""
     normal[0] = n[0]
@@ -138,7 +118,7 @@ def _store_normal(normal, n):
     normal[2] = n[2]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _closest_on_face(ref, nref, n, y):
     """The point of the convex polygon ``ref[:nref]`` (CCW around ``n``) closest to ``y``, a point of its
     plane: ``y`` itself when inside (always so after clipping), else the closest point of its edges."""
@@ -158,7 +138,7 @@ def _closest_on_face(ref, nref, n, y):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths, trace):
     """Write a face contact's manifold: the ``kept`` rows of ``clipped`` (x, y, z, depth: points of the
     incident body in a local frame, with their depths below the reference plane ``n``), reduced to at
@@ -168,7 +148,7 @@ def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, p
     Traced: the kept points (KEPT) and those the reduction leaves out."""
     depth = clipped[:, 3]
     if tracing(trace):
-        record_polygon(trace, KEPT, 0, clipped, kept, n, 0.0, IDENTITY, True)
+        record_polygon(trace, KEPT, 0, clipped, kept, n, 0.0, IDENTITY)
     chosen = (0, 1, 2, 3) if kept <= 4 else reduce_to_four(clipped, kept, n)
     if kept > 4 and tracing(trace):
         for idx in range(kept):
@@ -199,7 +179,7 @@ def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, p
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
                   pts_b, depths, trace):
     """Manifold from a reference face (polygon ``ref[:nref]``, plane ``n·x = d``) and an incident polygon
@@ -224,7 +204,7 @@ def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, fr
     return _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths, trace)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
                       pts_b, depths, trace):
     """Face contact of two boxes: the incident face ``poly[:4]`` clipped to the reference face, a
@@ -235,7 +215,7 @@ def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, f
     for c in range(4):
         x = sub(load3(poly, c), cf)
         store3(poly, c, (dot(x, u), dot(x, v), dot(x, n)))
-    m = clip_against_plane(poly, 4, spare, (1.0, 0.0, 0.0), hu)
+    m = clip_against_plane(poly, int(4), spare, (1.0, 0.0, 0.0), hu)
     _trace_box_clip(trace, 0, spare, m, cf, u, v, n, hu)
     m = clip_against_plane(spare, m, poly, (-1.0, 0.0, 0.0), hu)
     _trace_box_clip(trace, 1, poly, m, cf, u, v, n, hu)
@@ -257,7 +237,11 @@ def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, f
     return _emit_face_points(poly, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths, trace)
 
 
-@njit(cache=True, inline="always")
+_V3 = types.UniTuple(types.float64, 3)
+
+
+@njit(types.void(types.float64[:, ::1], types.int64, types.float64[:, :], types.int64, _V3, _V3, _V3, _V3,
+                 types.float64), cache=True)  # one copy for the four planes' constant numbers
 def _trace_box_clip(trace, j, poly, m, cf, u, v, n, half):
     """Record the polygon ``poly[:m]`` (face coordinates of ``_box_face_contact``) after its side plane
     ``j`` (0: +u, 1: −u, 2: +v, 3: −v, at ``half`` from the centre ``cf``), plane and vertices in A's
@@ -267,10 +251,10 @@ def _trace_box_clip(trace, j, poly, m, cf, u, v, n, half):
     side = u if j < 2 else v
     if j == 1 or j == 3:
         side = scale(side, -1.0)
-    record_polygon(trace, CLIP, j, poly, m, side, half + dot(side, cf), (cf, u, v, n), False)
+    record_polygon(trace, CLIP, j, poly, m, side, half + dot(side, cf), (cf, u, v, n))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, normal, pts_a, pts_b, depths,
                       trace):
     """One point when clipping comes out empty (the bodies overlap only near a corner of the reference
@@ -297,7 +281,7 @@ def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, nor
     return 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _edge_contact(a0, a1, b0, b1, axis, frame_p, frame_q, normal, pts_a, pts_b, depths, trace):
     """One point at the closest points of edge a0a1 (on A) and edge b0b1 (on B), in a local frame mapped
     to the world by ``frame_p``, ``frame_q``; ``axis`` is the unit normal from A to B. Traced: the two
@@ -320,7 +304,7 @@ def _edge_contact(a0, a1, b0, b1, axis, frame_p, frame_q, normal, pts_a, pts_b, 
 # Box–box.
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _box_face(c, n, e1, h1, h2, out):
     """The 4 corners of the box face with centre ``c``, outward normal ``n``, in-plane unit axis ``e1``
     (half size ``h1``) and ``n × e1`` (half size ``h2``), counter-clockwise seen from outside."""
@@ -333,7 +317,7 @@ def _box_face(c, n, e1, h1, h2, out):
     store3(out, 3, sub(add(c, u), v))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _box_support_edge(c, axes, h, skip, direction):
     """Centre of the edge of a box (centre ``c``, unit ``axes``, half extents ``h``) parallel to axis
     ``skip`` that lies farthest along ``direction``."""
@@ -346,50 +330,11 @@ def _box_support_edge(c, axes, h, skip, direction):
 
 
 @njit(cache=True)
-def _trace_box_axes(trace, tested, t, eb, pa, qa):
-    """Complete the rows of the first ``tested`` axes of ``box_box``, whose loops stored only their
-    separations (``narrow_trace.note_separation``), in its order: A's face axes 0, 1, 2, B's, then the
-    edge axes e_i × b_j (slot 6 + 3i + j; ``eb[j]`` = b_j in A's frame); each axis oriented from A to B
-    (along the centres' offset ``t``), a parallel edge pair as a zero axis. Then the working frame."""
-    r0 = int(trace[0, 0])
-    room = trace.shape[0] - 1 - r0
-    if tested > room:
-        trace[0, 1] = 1.0  # the rows that did not fit
-        tested = room
-    for slot in range(tested):
-        if slot < 3:
-            group, fa, fb = FACE_A, slot, -1
-            axis = (1.0 if slot == 0 else 0.0, 1.0 if slot == 1 else 0.0, 1.0 if slot == 2 else 0.0)
-        elif slot < 6:
-            group, fa, fb = FACE_B, -1, slot - 3
-            axis = eb[slot - 3]
-        else:
-            group, fa, fb = EDGE, (slot - 6) // 3, (slot - 6) % 3
-            e = (1.0 if fa == 0 else 0.0, 1.0 if fa == 1 else 0.0, 1.0 if fa == 2 else 0.0)
-            axis = cross(e, eb[fb])
-            ln = length(axis)
-            axis = scale(axis, 1.0 / ln) if ln >= PARALLEL_TOL else (0.0, 0.0, 0.0)
-        if dot(axis, t) < 0.0:
-            axis = neg(axis)
-        r = r0 + 1 + slot
-        trace[r, 0] = AXIS
-        trace[r, 1] = group
-        trace[r, 2] = fa
-        trace[r, 3] = fb
-        trace[r, 4] = axis[0]
-        trace[r, 5] = axis[1]
-        trace[r, 6] = axis[2]
-    trace[0, 0] = r0 + tested
-    record_frame(trace, pa, qa)
-
-
-@njit(cache=True)
 def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
-    """Contact manifold of two oriented boxes: the 15-axis separating axis test (Ericson 2004, §4.4.1)
-    in A's frame, then face clipping or an edge–edge point (see the module docstring). Axis-aligned boxes
-    make every edge axis a face axis, so the test reduces to the AABB overlap test's least-overlap axis.
-    Traced (``narrow_trace.py``): the 3 + 3 face axes (feature: the axis 0, 1, 2) and the 9 edge axes
-    (features i, j of e_i × b_j), each oriented from A to B, and what the module docstring lists."""
+    """Contact manifold of two oriented boxes: the 15-axis separating axis test (``sat.box_box_axes``,
+    Ericson 2004, §4.4.1) in A's frame, then face clipping or an edge–edge point (see the module
+    docstring). Traced (``narrow_trace.py``): the axes as ``box_box_axes`` records them, and what the
+    module docstring lists."""
     ha = (prm_a[0], prm_a[1], prm_a[2])
     hb = (prm_b[0], prm_b[1], prm_b[2])
     q = quat_mul(quat_conj(qa), qb)
@@ -398,70 +343,13 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     eb = ((r[0], r[3], r[6]), (r[1], r[4], r[7]), (r[2], r[5], r[8]))  # B's axes in A's frame
     ea = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 
-    sep_a = -np.inf
-    face_a = 0
-    for i in range(3):
-        s = abs(t[i]) - (ha[i] + hb[0] * abs(eb[0][i]) + hb[1] * abs(eb[1][i]) + hb[2] * abs(eb[2][i]))
-        if tracing(trace):
-            note_separation(trace, i, s)
-        if s > margin:
-            if tracing(trace):
-                _trace_box_axes(trace, i + 1, t, eb, pa, qa)
-            return 0
-        if s > sep_a:
-            sep_a = s
-            face_a = i
-    sep_b = -np.inf
-    face_b = 0
-    for j in range(3):
-        s = abs(dot(t, eb[j])) - (hb[j] + ha[0] * abs(eb[j][0]) + ha[1] * abs(eb[j][1])
-                                  + ha[2] * abs(eb[j][2]))
-        if tracing(trace):
-            note_separation(trace, 3 + j, s)
-        if s > margin:
-            if tracing(trace):
-                _trace_box_axes(trace, 4 + j, t, eb, pa, qa)
-            return 0
-        if s > sep_b:
-            sep_b = s
-            face_b = j
-    sep_e = -np.inf
-    edge_i = -1
-    edge_j = -1
-    for i in range(3):
-        i1 = (i + 1) % 3
-        i2 = (i + 2) % 3
-        for j in range(3):
-            # the axis e_i × b_j in closed form (Ericson 2004, §4.4.1), b_j = eb[j] having components
-            # R[·][j] in A's frame: its length, the centres' distance along it and the two boxes'
-            # projected radii, all unnormalised (scaled by the length)
-            b = eb[j]
-            ln = math.sqrt(b[i1] * b[i1] + b[i2] * b[i2])
-            if ln < PARALLEL_TOL:
-                if tracing(trace):
-                    note_separation(trace, 6 + 3 * i + j, np.nan)
-                continue
-            j1 = (j + 1) % 3
-            j2 = (j + 2) % 3
-            ra = ha[i1] * abs(b[i2]) + ha[i2] * abs(b[i1])
-            rb = hb[j1] * abs(eb[j2][i]) + hb[j2] * abs(eb[j1][i])
-            gap = abs(t[i2] * b[i1] - t[i1] * b[i2]) - ra - rb
-            if tracing(trace):
-                note_separation(trace, 6 + 3 * i + j, gap / ln)
-            if gap > margin * ln:
-                if tracing(trace):
-                    _trace_box_axes(trace, 7 + 3 * i + j, t, eb, pa, qa)
-                return 0
-            if gap > sep_e * ln:
-                sep_e = gap / ln
-                edge_i = i
-                edge_j = j
-
-    if tracing(trace):
-        _trace_box_axes(trace, 15, t, eb, pa, qa)
+    separated, sep_a, face_a, sep_b, face_b, sep_e, edge_i, edge_j = box_box_axes(ha, hb, t, eb, margin, pa,
+                                                                                  qa, trace)
+    if separated:
+        return 0
     use_b = sep_b > sep_a
     sep_face = sep_b if use_b else sep_a
-    if edge_i >= 0 and sep_e > sep_face + (1.0 - REL_TOL) * abs(sep_face) + ABS_TOL:
+    if edge_i >= 0 and edge_wins(sep_face, sep_e):
         axis = cross(ea[edge_i], eb[edge_j])
         axis = scale(axis, 1.0 / length(axis))
         if dot(axis, t) < 0.0:
@@ -501,8 +389,8 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
         record(trace, CHOSEN, FACE_B if use_b else FACE_A, -1 if use_b else k, k if use_b else -1,
                neg(n) if use_b else n, sep_face)
         _box_face(cf, n, er[u], hr[u], hr[v], ref)
-        record_polygon(trace, REFERENCE, 0, ref, 4, n, dot(n, cf), IDENTITY, False)
-        record_polygon(trace, INCIDENT, 0, poly, 4, n, 0.0, IDENTITY, False)
+        record_polygon(trace, REFERENCE, 0, ref, 4, n, dot(n, cf), IDENTITY)
+        record_polygon(trace, INCIDENT, 0, poly, 4, n, 0.0, IDENTITY)
     count = _box_face_contact(cf, n, er[u], er[v], hr[u], hr[v], poly, spare, margin, use_b, pa, qa, normal,
                               pts_a, pts_b, depths, trace)
     if count == 0:
@@ -513,8 +401,8 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
             x = mad(x, ei[m], -hi[m] if dot(ei[m], n) > 0.0 else hi[m])
         store3(poly, 0, x)
         _box_face(cf, n, er[u], hr[u], hr[v], ref)
-        count = _fallback_contact(ref, 4, n, dot(n, cf), poly, margin, use_b, pa, qa, normal, pts_a, pts_b,
-                                  depths, trace)
+        count = _fallback_contact(ref, int(4), n, dot(n, cf), poly, margin, use_b, pa, qa, normal, pts_a,
+                                  pts_b, depths, trace)
     return count
 
 
@@ -538,18 +426,6 @@ def _box_as_hull(h):
                       _BOX_NORMALS.copy(), offsets, np.arange(0, 24, 4).astype(np.int64),
                       np.full(6, 4, np.int64), _BOX_FACE_VERTS.copy(), zero.copy(), np.full(1, 12, np.int64),
                       _BOX_EDGES.copy(), _BOX_EDGE_FACES.copy())
-
-
-@njit(cache=True)
-def _is_minkowski_face(a, b, c, d, b_x_a, d_x_c):
-    """Do the Gauss-map arcs ab (edge of A, adjacent face normals a, b) and cd (edge of B, negated normals
-    c, d) cross? Then the two edges build a face of the Minkowski difference (Gregorius 2013): the arcs'
-    endpoints lie on opposite sides of each other's planes, on the same hemisphere."""
-    cba = dot(c, b_x_a)
-    dba = dot(d, b_x_a)
-    adc = dot(a, d_x_c)
-    bdc = dot(b, d_x_c)
-    return cba * dba < 0.0 and adc * bdc < 0.0 and cba * bdc > 0.0
 
 
 @njit(cache=True)
@@ -622,78 +498,20 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         store3(nb, g, n)
         db[g] = off_b[fb0 + g] + dot(n, t)
 
-    sep_a = -np.inf
-    face_a = 0
-    for f in range(fan):
-        n = load3(norm_a, fa0 + f)
-        lo = np.inf
-        for k in range(vbn):
-            lo = min(lo, dot(n, load3(vb, k)))
-        s = lo - off_a[fa0 + f]
-        if tracing(trace):
-            record_axis(trace, FACE_A, f, -1, n, 1.0, s)
-        if s > margin:
-            return 0
-        if s > sep_a:
-            sep_a = s
-            face_a = f
-    sep_b = -np.inf
-    face_b = 0
-    for g in range(fbn):
-        n = load3(nb, g)
-        lo = np.inf
-        for k in range(van):
-            lo = min(lo, dot(n, load3(vert_a, va0 + k)))
-        s = lo - db[g]
-        if tracing(trace):
-            record_axis(trace, FACE_B, -1, g, n, -1.0, s)
-        if s > margin:
-            return 0
-        if s > sep_b:
-            sep_b = s
-            face_b = g
-
-    sep_e = -np.inf
-    best_ea = -1
-    best_eb = -1
-    best_axis = (0.0, 0.0, 0.0)
-    for e in range(ea0, ea0 + ean):
-        a0 = load3(vert_a, edges_a[e, 0])
-        a1 = load3(vert_a, edges_a[e, 1])
-        n0 = load3(norm_a, ef_a[e, 0])
-        n1 = load3(norm_a, ef_a[e, 1])
-        n1_x_n0 = cross(n1, n0)
-        dir_a = sub(a1, a0)
-        for g in range(eb0, eb0 + ebn):
-            c = neg(load3(nb, ef_b[g, 0] - fb0))
-            d = neg(load3(nb, ef_b[g, 1] - fb0))
-            if not _is_minkowski_face(n0, n1, c, d, n1_x_n0, cross(d, c)):
-                continue
-            b0 = load3(vb, edges_b[g, 0] - vb0)
-            dir_b = sub(load3(vb, edges_b[g, 1] - vb0), b0)
-            axis = cross(dir_a, dir_b)
-            ln = length(axis)
-            if ln < PARALLEL_TOL * length(dir_a) * length(dir_b):
-                if tracing(trace):
-                    record(trace, AXIS, EDGE, e - ea0, g - eb0, (0.0, 0.0, 0.0), np.nan)
-                continue
-            axis = scale(axis, 1.0 / ln)
-            if dot(axis, a0) < 0.0:  # A's origin is its centre of mass, inside it
-                axis = neg(axis)
-            s = dot(axis, sub(b0, a0))
-            if tracing(trace):
-                record(trace, AXIS, EDGE, e - ea0, g - eb0, axis, s)
-            if s > margin:
-                return 0
-            if s > sep_e:
-                sep_e = s
-                best_ea = e
-                best_eb = g
-                best_axis = axis
+    sep_a, face_a = face_query(norm_a, off_a, fa0, fan, vb, int(0), vbn, 1.0, margin, trace)
+    if sep_a > margin:
+        return 0
+    sep_b, face_b = face_query(nb, db, int(0), fbn, vert_a, va0, van, -1.0, margin, trace)
+    if sep_b > margin:
+        return 0
+    sep_e, best_ea, best_eb, best_axis = edge_query(vert_a, norm_a, edges_a, ef_a, ea0, ean, vb, nb, edges_b,
+                                                    ef_b, eb0, ebn, vb0, fb0, margin, trace)
+    if sep_e > margin:
+        return 0
 
     use_b = sep_b > sep_a
     sep_face = sep_b if use_b else sep_a
-    if best_ea >= 0 and sep_e > sep_face + (1.0 - REL_TOL) * abs(sep_face) + ABS_TOL:
+    if best_ea >= 0 and edge_wins(sep_face, sep_e):
         if tracing(trace):
             record(trace, CHOSEN, EDGE, best_ea - ea0, best_eb - eb0, best_axis, sep_e)
         return _edge_contact(load3(vert_a, edges_a[best_ea, 0]), load3(vert_a, edges_a[best_ea, 1]),
@@ -720,8 +538,8 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
     if tracing(trace):
         record(trace, CHOSEN, FACE_B if use_b else FACE_A, -1 if use_b else face_a, face_b if use_b else -1,
                neg(n) if use_b else n, sep_face)
-        record_polygon(trace, REFERENCE, 0, ref, nref, n, d, IDENTITY, False)
-        record_polygon(trace, INCIDENT, 0, poly, npoly, n, 0.0, IDENTITY, False)
+        record_polygon(trace, REFERENCE, 0, ref, nref, n, d, IDENTITY)
+        record_polygon(trace, INCIDENT, 0, poly, npoly, n, 0.0, IDENTITY)
     count = _face_contact(ref, nref, n, d, poly, npoly, spare, margin, use_b, pa, qa, normal, pts_a,
                           pts_b, depths, trace)
     if count == 0:
@@ -730,6 +548,17 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
         store3(poly, 0, deepest)
         count = _fallback_contact(ref, nref, n, d, poly, margin, use_b, pa, qa, normal, pts_a, pts_b,
                                   depths, trace)
+    if sep_e < 0.0 and best_ea >= 0 and sep_e > sep_face and count > 0 and depths[:count].max() < -sep_e:
+        # The bodies overlap, the face won on the bias only, and its incident face's deepest corner was
+        # clipped off: the face points are shallower than the overlap along the edge axis, the bodies'
+        # least overlap. Pushing them apart by the manifold's depth along the face normal would leave
+        # them overlapping, so the edge contact, whose depth is that least overlap, is used instead.
+        # (Not for speculative contacts, sep_e >= 0, where the bias keeps a resting face manifold.)
+        if tracing(trace):
+            record(trace, CHOSEN, EDGE, best_ea - ea0, best_eb - eb0, best_axis, sep_e)
+        return _edge_contact(load3(vert_a, edges_a[best_ea, 0]), load3(vert_a, edges_a[best_ea, 1]),
+                             load3(vb, edges_b[best_eb, 0] - vb0), load3(vb, edges_b[best_eb, 1] - vb0),
+                             best_axis, pa, qa, normal, pts_a, pts_b, depths, trace)
     return count
 
 
