@@ -119,8 +119,8 @@ def settled_pile(steps: int) -> None:
     broad, narrow = [], []
     for _ in range(60):
         w.step(1 / 60)
-        broad.append(w.timings["broad"])
-        narrow.append(w.timings["narrow"])
+        broad.append(w.timings["find_pairs"])
+        narrow.append(w.timings["collide"])
     b, nphase = float(np.median(broad)), float(np.median(narrow))
     print("## Settled S1 pile, 1 000 bodies (median over 60 steps after settling)\n")
     print(f"broad {b:.2f} ms + narrow {nphase:.2f} ms = {b + nphase:.2f} ms per step "
