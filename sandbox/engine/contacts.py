@@ -12,6 +12,13 @@ from .core.contact_rows import ND, NF, NI, NV, STRIDE
 from .core.records import Blocks, CachedManifolds, ContactPoints, Manifolds, StoredImpulses
 
 
+def grow(capacity: int, needed: int) -> int:
+    """The capacity an array that holds ``capacity`` rows and must now hold ``needed`` grows to: by half
+    again at least (so that a count rising step by step reallocates O(log n) times, at most half of the
+    rows unused), and exactly ``needed`` when that is more (a pile's first step needs no slack)."""
+    return max(needed, capacity + capacity // 2, 16)
+
+
 class ContactArrays:
     """The manifolds of the last step, rows ``[:count]``: bodies ``body_a``, ``body_b``, unit ``normal``
     (A to B), ``npoints`` (1–4), world ``points_a``/``points_b`` (on A and on B), ``depth`` (> 0 when
@@ -24,10 +31,10 @@ class ContactArrays:
         self.ensure(capacity)
 
     def ensure(self, capacity: int) -> None:
-        """Make room for ``capacity`` manifolds (doubling; contents are not kept)."""
+        """Make room for ``capacity`` manifolds (``grow``; contents are not kept)."""
         if capacity <= self.capacity:
             return
-        cap = max(capacity, 2 * self.capacity, 16)
+        cap = grow(self.capacity, capacity)
         self.body_a = np.zeros(cap, np.int64)
         self.body_b = np.zeros(cap, np.int64)
         self.normal = np.zeros((cap, 3))
@@ -67,8 +74,8 @@ class ContactArrays:
 class ContactSolverData:
     """The solver's state (see ``core/contact_rows.py`` for the meaning of ``cw``): per contact point,
     per manifold (the colouring's order) and per block, plus the wide array ``cw`` of the points' fields,
-    each grown by doubling; and the persistent copy of last step's impulses that warm starting matches
-    against."""
+    each grown geometrically (``grow``); and the persistent copy of last step's impulses that warm
+    starting matches against."""
 
     def __init__(self) -> None:
         self.points = 0
@@ -81,7 +88,6 @@ class ContactSolverData:
         self.prev_la = np.zeros((1, 3))
         self.prev_ln = np.zeros(1)
         self.prev_lt = np.zeros((1, 3))
-        self._spare: tuple | None = None
         self.cw = np.zeros(NF * STRIDE)
         self.V = np.zeros(NV * STRIDE)  # a block's gathered body velocities and inverse masses
         self.D = np.zeros(ND * STRIDE)  # a block's displacements since the step began
@@ -91,14 +97,14 @@ class ContactSolverData:
     def ensure(self, points: int, manifolds: int, bodies: int) -> None:
         """Make room for this many contact points, manifolds and bodies (contents are not kept)."""
         if points > self.points:
-            cap = max(points, 2 * self.points)
+            cap = grow(self.points, points)
             self.cb = np.zeros((cap, 2), np.int64)
             self.cla = np.zeros((cap, 3))
             self.clb = np.zeros((cap, 3))
             self.cidx = np.zeros(cap, np.int64)
             self.points = cap
         if manifolds > self.manifolds:
-            cap = max(manifolds, 2 * self.manifolds)
+            cap = grow(self.manifolds, manifolds)
             self.order = np.zeros(cap, np.int64)
             self.blk_start = np.zeros(cap, np.int64)
             self.blk_lanes = np.zeros(cap, np.int64)
@@ -108,13 +114,13 @@ class ContactSolverData:
             self.match = np.zeros(cap, np.int64)  # each manifold's row in last step's, or -1
             self.manifolds = cap
         if bodies > self.bodies:
-            self.mask = np.zeros(max(bodies, 2 * self.bodies), np.int64)
+            self.mask = np.zeros(grow(self.bodies, bodies), np.int64)
             self.bodies = len(self.mask)
 
     def ensure_wide(self, floats: int) -> None:
         """Make room for ``floats`` values in the wide array (contents are not kept)."""
         if floats > len(self.cw):
-            self.cw = np.zeros(max(floats, 2 * len(self.cw)))
+            self.cw = np.zeros(grow(len(self.cw), floats))
 
     def points_record(self) -> ContactPoints:
         """The per-point arrays as the kernels' ``ContactPoints`` record."""
@@ -130,24 +136,22 @@ class ContactSolverData:
                               self.prev_ln, self.prev_lt)
 
     def keep_buffers(self, manifolds: int, points: int) -> StoredImpulses:
-        """The spare set of persistence arrays (key, first point, point count per manifold; anchor,
-        normal and friction impulse per point), big enough for this step's impulses; ``keep`` then
-        makes it the set that the next step matches against. Two sets take turns, so nothing is
-        allocated in a steady state."""
-        spare = self._spare
-        if spare is None or len(spare[0]) < manifolds or len(spare[3]) < points:
-            m = max(manifolds, 1, 2 * (0 if spare is None else len(spare[0])))
-            p = max(points, 1, 2 * (0 if spare is None else len(spare[3])))
-            spare = (np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros((p, 3)),
-                     np.zeros(p), np.zeros((p, 3)))
-            self._spare = spare
-        return StoredImpulses(manifolds, *spare)
+        """The persistence arrays (key, first point, point count per manifold; anchor, normal and friction
+        impulse per point) for ``store_impulses`` to fill with this step's impulses, big enough for them:
+        last step's own, which the warm start has read by then (``prepare_contacts``), so one set serves
+        both, grown geometrically; ``keep`` then makes them the set the next step matches against."""
+        if len(self.prev_key) < manifolds:
+            m = grow(len(self.prev_key), manifolds)
+            self.prev_key, self.prev_first, self.prev_np = (np.zeros(m, np.int64) for _ in range(3))
+        if len(self.prev_ln) < points:
+            p = grow(len(self.prev_ln), points)
+            self.prev_la, self.prev_ln, self.prev_lt = np.zeros((p, 3)), np.zeros(p), np.zeros((p, 3))
+        self.prev_m = 0  # overwritten from here on
+        return StoredImpulses(manifolds, self.prev_key, self.prev_first, self.prev_np, self.prev_la,
+                              self.prev_ln, self.prev_lt)
 
     def keep(self, manifolds: int) -> None:
-        """Make the spare set (just filled by ``store_impulses``) last step's, for the next warm start."""
-        old = (self.prev_key, self.prev_first, self.prev_np, self.prev_la, self.prev_ln, self.prev_lt)
-        self.prev_key, self.prev_first, self.prev_np, self.prev_la, self.prev_ln, self.prev_lt = self._spare
-        self._spare = old
+        """Make the arrays just filled by ``store_impulses`` last step's, for the next warm start."""
         self.prev_m = manifolds
 
     def forget(self) -> None:
@@ -172,12 +176,12 @@ class ContactSolverData:
 class ManifoldCache:
     """Last step's manifolds kept in their bodies' frames, for reuse while a pair hardly moves (see
     ``core/manifold_cache.py``): sorted pair keys, body pairs (A, B), the relative pose each was computed
-    at, the normal in A's frame, point counts, points in A's and B's frames. Two sets take turns."""
+    at, the normal in A's frame, point counts, points in A's and B's frames. One set of arrays, updated in
+    place (``remember_manifolds``), grown geometrically."""
 
     def __init__(self) -> None:
         self.count = 0
         self.current = self._arrays(16)
-        self.spare = self._arrays(16)
 
     @staticmethod
     def _arrays(cap: int) -> CachedManifolds:
@@ -185,16 +189,15 @@ class ManifoldCache:
                                np.zeros((cap, 3)), np.zeros(cap, np.int64), np.zeros((cap, 4, 3)),
                                np.zeros((cap, 4, 3)))
 
-    def spare_for(self, manifolds: int) -> CachedManifolds:
-        """The spare set, big enough for ``manifolds`` entries."""
-        if len(self.spare.keys) < manifolds:
-            self.spare = self._arrays(max(manifolds, 2 * len(self.spare.keys)))
-        return self.spare
-
-    def swap(self, count: int) -> None:
-        """Make the spare set (just filled) the current one."""
-        self.current, self.spare = self.spare, self.current
-        self.count = count
+    def reserve(self, manifolds: int) -> CachedManifolds:
+        """The entries' arrays, with room for ``manifolds`` rows (the current entries kept)."""
+        cap = len(self.current.keys)
+        if cap < manifolds:
+            grown = self._arrays(grow(cap, manifolds))
+            for new, old in zip(grown, self.current, strict=True):
+                new[: self.count] = old[: self.count]
+            self.current = grown
+        return self.current
 
     def forget(self) -> None:
         """Drop every entry (after bodies were removed or rows reused)."""

@@ -174,7 +174,6 @@ class World:
         self._lock_rotation: set[int] = set()  # rows with infinite inertia
         self._solver = ContactSolverData()
         self._manifold_cache = ManifoldCache()
-        self._fresh = ContactArrays()  # the manifolds collided afresh while the others come from the cache
         self._joint_arrays: Joints | None = None
         self._begin_callbacks: list[Callable[[CollisionEvent], None]] = []
         self._end_callbacks: list[Callable[[CollisionEvent], None]] = []
@@ -668,19 +667,18 @@ class World:
             todo = np.empty((npairs, 2), np.int64)
             nt = manifold_cache.find_reusable(pairs, npairs, d.pos, d.quat, nbodies, mc.current, mc.count,
                                               reuse, todo)
-            self._fresh.ensure(max(nt, 1))
-            fresh = self._fresh.manifolds()
-            nf = collide_pairs(todo, nt, d.kind, d.params, d.pos, d.quat, H, margins, *fresh) if nt else 0
-            c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, mc.current, fresh,
-                                                     nf, out, source)
+            # the fresh manifolds go to the front of ``out``, the merge spreads them among the reused ones
+            nf = collide_pairs(todo, nt, d.kind, d.params, d.pos, d.quat, H, margins, *out) if nt else 0
+            c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, mc.current, nf, out,
+                                                     source)
         else:
             c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out)
         self.cached_manifolds = int((source[: c.count] >= 0).sum())
         self._manifold_source = source  # per manifold, the cache row it came from or -1 (step_traced)
         if self.contact_cache:
-            new = mc.spare_for(max(c.count, 1))
-            manifold_cache.remember_manifolds(c.count, out, source, d.pos, d.quat, nbodies, mc.current, new)
-            mc.swap(c.count)
+            cache = mc.reserve(max(c.count, 1))
+            manifold_cache.remember_manifolds(c.count, out, source, d.pos, d.quat, nbodies, cache)
+            mc.count = c.count
         if self.sleeping and c.count:
             islands.wake_touched(c.count, c.body_a, c.body_b, d.static, d.awake, d.sleep_time, self._island,
                                  d.n)
