@@ -11,6 +11,9 @@ from .bodies import Body
 from .core.contact_rows import ND, NF, NI, NV, STRIDE
 from .core.records import Blocks, CachedManifolds, ContactPoints, Manifolds, StoredImpulses
 
+# a step whose work arrays took more than this releases them after it (ContactSolverData.release_scratch)
+SCRATCH_KEPT = 64 * 2**20  # bytes
+
 
 def grow(capacity: int, needed: int) -> int:
     """The capacity an array that holds ``capacity`` rows and must now hold ``needed`` grows to: by half
@@ -88,30 +91,44 @@ class ContactSolverData:
         self.prev_la = np.zeros((1, 3))
         self.prev_ln = np.zeros(1)
         self.prev_lt = np.zeros((1, 3))
-        self.cw = np.zeros(NF * STRIDE)
         self.V = np.zeros(NV * STRIDE)  # a block's gathered body velocities and inverse masses
         self.D = np.zeros(ND * STRIDE)  # a block's displacements since the step began
         self.Inv = np.zeros(NI * STRIDE)  # a block's inverse inertias and masses, for the Jacobians
+        self.release_scratch()
+
+    def release_scratch(self) -> None:
+        """Drop the step's work arrays (all but last step's impulses), keeping small ones in their place:
+        after a step that needed hundreds of megabytes (a pile spawned at one point) they are not kept
+        for steps that need a fraction of it, nor held while the step's events are made."""
+        self.points = self.manifolds = self.bodies = 0
+        self.cw = np.zeros(NF * STRIDE)
         self.ensure(64, 16, 16)
+
+    def scratch_bytes(self) -> int:
+        """Bytes of the step's work arrays (``release_scratch``)."""
+        return sum(a.nbytes for a in (self.cb, self.cla, self.clb, self.cidx, self.order, self.blk_start,
+                                      self.blk_lanes, self.blk_slots, self.blk_off, self.color, self.match,
+                                      self.mask, self.cw))
 
     def ensure(self, points: int, manifolds: int, bodies: int) -> None:
         """Make room for this many contact points, manifolds and bodies (contents are not kept)."""
         if points > self.points:
             cap = grow(self.points, points)
-            self.cb = np.zeros((cap, 2), np.int64)
+            # int32 where a value is a row (of bodies, manifolds, blocks) and not an offset into cw
+            self.cb = np.zeros((cap, 2), np.int32)
             self.cla = np.zeros((cap, 3))
             self.clb = np.zeros((cap, 3))
             self.cidx = np.zeros(cap, np.int64)
             self.points = cap
         if manifolds > self.manifolds:
             cap = grow(self.manifolds, manifolds)
-            self.order = np.zeros(cap, np.int64)
-            self.blk_start = np.zeros(cap, np.int64)
-            self.blk_lanes = np.zeros(cap, np.int64)
-            self.blk_slots = np.zeros(cap, np.int64)
+            self.order = np.zeros(cap, np.int32)
+            self.blk_start = np.zeros(cap, np.int32)
+            self.blk_lanes = np.zeros(cap, np.int32)
+            self.blk_slots = np.zeros(cap, np.int32)
             self.blk_off = np.zeros(cap, np.int64)
-            self.color = np.zeros(cap, np.int64)
-            self.match = np.zeros(cap, np.int64)  # each manifold's row in last step's, or -1
+            self.color = np.zeros(cap, np.int32)
+            self.match = np.zeros(cap, np.int32)  # each manifold's row in last step's, or -1
             self.manifolds = cap
         if bodies > self.bodies:
             self.mask = np.zeros(grow(self.bodies, bodies), np.int64)
@@ -176,42 +193,57 @@ class ContactSolverData:
 class ManifoldCache:
     """Last step's manifolds kept in their bodies' frames, for reuse while a pair hardly moves (see
     ``core/manifold_cache.py``): sorted pair keys, body pairs (A, B), the relative pose each was computed
-    at, the normal in A's frame, point counts, points in A's and B's frames. One set of arrays, updated in
-    place (``remember_manifolds``), grown geometrically."""
+    at, the normal in A's frame, point counts, each entry's first point and the points in A's and B's
+    frames (``records.CachedManifolds``). One set of arrays, updated in place (``remember_manifolds``),
+    grown geometrically."""
 
     def __init__(self) -> None:
         self.count = 0
-        self.current = self._arrays(16)
+        self.points = 0  # points of the current entries
+        self.current = self._arrays(16, 16)
 
     @staticmethod
-    def _arrays(cap: int) -> CachedManifolds:
-        return CachedManifolds(np.zeros(cap, np.int64), np.zeros((cap, 2), np.int64), np.zeros((cap, 7)),
-                               np.zeros((cap, 3)), np.zeros(cap, np.int64), np.zeros((cap, 4, 3)),
-                               np.zeros((cap, 4, 3)))
+    def _arrays(manifolds: int, points: int) -> CachedManifolds:
+        m, p = manifolds, points
+        return CachedManifolds(np.zeros(m, np.int64), np.zeros((m, 2), np.int64), np.zeros((m, 7)),
+                               np.zeros((m, 3)), np.zeros(m, np.int64), np.zeros(m, np.int64),
+                               np.zeros((p, 3)), np.zeros((p, 3)))
 
-    def reserve(self, manifolds: int) -> CachedManifolds:
-        """The entries' arrays, with room for ``manifolds`` rows (the current entries kept)."""
-        cap = len(self.current.keys)
-        if cap < manifolds:
-            grown = self._arrays(grow(cap, manifolds))
-            for new, old in zip(grown, self.current, strict=True):
-                new[: self.count] = old[: self.count]
+    def reserve(self, manifolds: int, points: int) -> CachedManifolds:
+        """The entries' arrays, with room for ``manifolds`` entries of ``points`` points in all (the
+        current entries kept)."""
+        cur = self.current
+        m, p = len(cur.keys), len(cur.points_a)
+        if m < manifolds or p < points:
+            grown = self._arrays(grow(m, manifolds) if m < manifolds else m,
+                                 grow(p, points) if p < points else p)
+            for k, (new, old) in enumerate(zip(grown, cur, strict=True)):
+                used = self.points if k >= len(grown) - 2 else self.count
+                new[:used] = old[:used]
             self.current = grown
         return self.current
+
+    def remembered(self, count: int, points: int) -> None:
+        """Record that ``remember_manifolds`` made the entries ``count`` manifolds of ``points`` points."""
+        self.count = count
+        self.points = points
 
     def forget(self) -> None:
         """Drop every entry (after bodies were removed or rows reused)."""
         self.count = 0
+        self.points = 0
 
     def entries(self) -> CachedManifolds:
         """The current entries, trimmed to the used rows (views)."""
-        return CachedManifolds(*(a[: self.count] for a in self.current))
+        m, p = self.count, self.points
+        return CachedManifolds(*(a[:m] for a in self.current[:-2]), *(a[:p] for a in self.current[-2:]))
 
     def set_entries(self, entries: CachedManifolds) -> None:
         """Make ``entries`` (a copy of an ``entries()``) the current set, copying it in."""
         self.current = CachedManifolds(*(np.concatenate([a, np.zeros((1, *a.shape[1:]), a.dtype)])
                                          for a in entries))
         self.count = len(entries.keys)
+        self.points = len(entries.points_a)
 
 
 @dataclass(frozen=True, eq=False)

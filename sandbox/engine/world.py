@@ -18,7 +18,7 @@ import numpy as np
 from .bodies import Body, BodyArrays, rotate, unrotate
 from .broadphase import BroadPhase
 from .collide import Manifold
-from .contacts import CollisionEvent, ContactArrays, ContactSolverData, ManifoldCache
+from .contacts import SCRATCH_KEPT, CollisionEvent, ContactArrays, ContactSolverData, ManifoldCache
 from .core import (
     contact_prepare,
     events,
@@ -676,9 +676,10 @@ class World:
         self.cached_manifolds = int((source[: c.count] >= 0).sum())
         self._manifold_source = source  # per manifold, the cache row it came from or -1 (step_traced)
         if self.contact_cache:
-            cache = mc.reserve(max(c.count, 1))
+            points = c.point_count()
+            cache = mc.reserve(max(c.count, 1), max(points, 1))
             manifold_cache.remember_manifolds(c.count, out, source, d.pos, d.quat, nbodies, cache)
-            mc.count = c.count
+            mc.remembered(c.count, points)
         if self.sleeping and c.count:
             islands.wake_touched(c.count, c.body_a, c.body_b, d.static, d.awake, d.sleep_time, self._island,
                                  d.n)
@@ -721,6 +722,8 @@ class World:
         keep = s.keep_buffers(c.count, npts)
         store_impulses(c.count, contacts, c.impulse, keep, max(d.n, 1))
         s.keep(c.count)
+        if s.scratch_bytes() > SCRATCH_KEPT:
+            s.release_scratch()
         for k, j in enumerate(self.joints):
             j.impulse = float(joints.impulse[k])
         for k, grab in enumerate(self.grabs):
@@ -817,11 +820,12 @@ class World:
         end_keys = np.empty(len(old), np.int64)
         no, nb, ne = events.diff_touching(keys[:t], rows[:t], old, n, d.alive, d.awake, out, begin_rows,
                                           end_keys)
+        del keys, rows
         self._touching = out[:no]
         self._touching_n = n
         br = begin_rows[:nb]
         ba, bb = c.body_a[br], c.body_b[br]
-        impulse = (c.impulse[br] * (np.arange(4)[None, :] < c.npoints[br, None])).sum(axis=1)
+        impulse = c.impulse[br].sum(axis=1)  # store_impulses zeroes the slots beyond a manifold's points
         self._begin_data = (ba, bb, d.generation[ba], d.generation[bb], c.points_b[br, 0], c.normal[br],
                             impulse)
         ea, eb = np.divmod(end_keys[:ne], n)
@@ -928,6 +932,32 @@ class World:
         r = d.pos[live] - vec("about", about)
         orbital = np.cross(r, d.mass[live, None] * d.vel[live]).sum(axis=0)
         return orbital + self._world_inertia(live, d.angvel[live]).sum(axis=0)
+
+    def memory_bytes(self) -> int:
+        """Bytes of array data this world holds: every numpy array reachable from it (body arrays, the
+        contacts, the solver's and the manifold cache's arrays, the broad phase, events, joints), each
+        buffer once (a view counts as the array it views). Snapshots are left out (``Snapshot.nbytes``
+        counts theirs): the world only keeps the last one to share arrays with the next."""
+        seen: set[int] = set()
+        buffers: dict[int, int] = {}
+        todo: list[object] = [self]
+        while todo:
+            obj = todo.pop()
+            if id(obj) in seen or isinstance(obj, Snapshot):
+                continue
+            seen.add(id(obj))
+            if isinstance(obj, np.ndarray):
+                while isinstance(obj.base, np.ndarray):
+                    obj = obj.base
+                buffers[id(obj)] = obj.nbytes
+            elif isinstance(obj, (list, tuple, set, frozenset)):
+                todo.extend(obj)
+            elif isinstance(obj, dict):
+                todo.extend(obj.values())
+            elif type(obj).__module__.startswith("sandbox.engine"):
+                todo.extend(getattr(obj, "__dict__", {}).values())
+                todo.extend(getattr(obj, name, None) for name in getattr(type(obj), "__slots__", ()))
+        return sum(buffers.values())
 
     def state_hash(self) -> str:
         """A SHA-256 digest (hex) of every live body's position, orientation, velocity and angular velocity,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from .layout import pair_key
@@ -75,6 +76,7 @@ def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, nfresh, out, source)
     inputs at its front: the row written is never below the fresh row still to be read, so the fresh
     manifolds need no array of their own (a second set of manifold arrays as large as the first)."""
     cab, cn, cnp, cla, clb = cache.bodies, cache.normal, cache.npoints, cache.points_a, cache.points_b
+    cfirst = cache.first
     oa, ob, onormal, onp = out.body_a, out.body_b, out.normal, out.npoints
     opa, opb, odepth = out.points_a, out.points_b, out.depth
     total = nfresh
@@ -99,8 +101,8 @@ def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, nfresh, out, source)
             store3(onormal, m, n)
             onp[m] = cnp[r]
             for k in range(cnp[r]):
-                pa = add(xa, quat_rotate(qa, (cla[r, k, 0], cla[r, k, 1], cla[r, k, 2])))
-                pb = add(xb, quat_rotate(qb, (clb[r, k, 0], clb[r, k, 1], clb[r, k, 2])))
+                pa = add(xa, quat_rotate(qa, load3(cla, cfirst[r] + k)))
+                pb = add(xb, quat_rotate(qb, load3(clb, cfirst[r] + k)))
                 for c in range(3):
                     opa[m, k, c] = pa[c]
                     opb[m, k, c] = pb[c]
@@ -128,42 +130,48 @@ def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, nfresh, out, source)
 
 
 @njit(cache=True)
-def _copy_entry(cache, i, r, npoints):
-    """Cache row ``r``'s pose, normal and ``npoints`` points into row ``i``."""
-    pose, normal, points_a, points_b = cache.pose, cache.normal, cache.points_a, cache.points_b
-    for c in range(7):
-        pose[i, c] = pose[r, c]
-    for c in range(3):
-        normal[i, c] = normal[r, c]
-    for k in range(npoints):
-        for c in range(3):
-            points_a[i, k, c] = points_a[r, k, c]
-            points_b[i, k, c] = points_b[r, k, c]
-
-
-@njit(cache=True)
 def remember_manifolds(m, manifolds, source, pos, quat, nbodies, cache):
     """Make ``cache`` (holding last step's entries) this step's, from this step's ``m`` ``manifolds``: a
     reused one keeps its old entry (row ``source[i]``, and so the pose it was computed at, which keeps the
     tolerance from creeping), a fresh one is stored in its bodies' frames with the relative pose of now.
 
     In place, with no second set of entries: the reused entries keep their order (both lists are sorted
-    by pair, so sources rise with rows). Those that move to a lower row (source above it) are moved first,
-    front to back, each reading a row not yet written; then those that move to a higher row, back to
-    front, likewise. No entry of the first pass writes a row r that the second reads: that entry (row r)
-    would lie below the reader, so (rising sources) its source would lie below r: it would move up.
-    The fresh entries, which read no old row, come last.
+    by pair, so sources rise with rows, and so do their points). Those that move to a lower row (source
+    above it) are moved first, front to back, each reading a row not yet written; then those that move
+    to a higher row, back to front, likewise. No entry of the first pass writes a row r that the second
+    reads: that entry (row r) would lie below the reader, so (rising sources) its source would lie below
+    r: it would move up. The points move the same way, by where their first point goes. The fresh
+    entries, which read no old row, come last.
     """
     body_a, body_b, normal, npoints = manifolds.body_a, manifolds.body_b, manifolds.normal, manifolds.npoints
     points_a, points_b = manifolds.points_a, manifolds.points_b
     ck, cab, cpose, cn, cnp = cache.keys, cache.bodies, cache.pose, cache.normal, cache.npoints
-    cla, clb = cache.points_a, cache.points_b
+    cfirst, cla, clb = cache.first, cache.points_a, cache.points_b
+    old_first = np.empty(m, np.int64)  # each reused entry's first point in the old layout
     for i in range(m):
-        if source[i] > i:
-            _copy_entry(cache, i, source[i], npoints[i])
+        old_first[i] = cfirst[source[i]] if source[i] >= 0 else -1
+    k = 0
+    for i in range(m):
+        cfirst[i] = k
+        k += npoints[i]
+    for i in range(m):
+        r = source[i]
+        if r > i:
+            _copy_row(cpose, i, r, 7)
+            _copy_row(cn, i, r, 3)
+        if old_first[i] > cfirst[i]:
+            for p in range(npoints[i]):
+                _copy_row(cla, cfirst[i] + p, old_first[i] + p, 3)
+                _copy_row(clb, cfirst[i] + p, old_first[i] + p, 3)
     for i in range(m - 1, -1, -1):
-        if 0 <= source[i] < i:
-            _copy_entry(cache, i, source[i], npoints[i])
+        r = source[i]
+        if 0 <= r < i:
+            _copy_row(cpose, i, r, 7)
+            _copy_row(cn, i, r, 3)
+        if 0 <= old_first[i] < cfirst[i]:
+            for p in range(npoints[i] - 1, -1, -1):
+                _copy_row(cla, cfirst[i] + p, old_first[i] + p, 3)
+                _copy_row(clb, cfirst[i] + p, old_first[i] + p, 3)
     for i in range(m):
         a = body_a[i]
         b = body_b[i]
@@ -183,11 +191,15 @@ def remember_manifolds(m, manifolds, source, pos, quat, nbodies, cache):
         for c in range(4):
             cpose[i, 3 + c] = q[c]
         store3(cn, i, quat_inv_rotate(qa, load3(normal, i)))
-        for k in range(npoints[i]):
-            pa = (points_a[i, k, 0], points_a[i, k, 1], points_a[i, k, 2])
-            pb = (points_b[i, k, 0], points_b[i, k, 1], points_b[i, k, 2])
-            la = quat_inv_rotate(qa, sub(pa, xa))
-            lb = quat_inv_rotate(qb, sub(pb, xb))
-            for c in range(3):
-                cla[i, k, c] = la[c]
-                clb[i, k, c] = lb[c]
+        for p in range(npoints[i]):
+            pa = (points_a[i, p, 0], points_a[i, p, 1], points_a[i, p, 2])
+            pb = (points_b[i, p, 0], points_b[i, p, 1], points_b[i, p, 2])
+            store3(cla, cfirst[i] + p, quat_inv_rotate(qa, sub(pa, xa)))
+            store3(clb, cfirst[i] + p, quat_inv_rotate(qb, sub(pb, xb)))
+
+
+@njit(cache=True)
+def _copy_row(a, i, r, width):
+    """Row ``r`` of the 2-D array ``a`` (its first ``width`` columns) into row ``i``."""
+    for c in range(width):
+        a[i, c] = a[r, c]
