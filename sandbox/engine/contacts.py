@@ -184,7 +184,7 @@ class ContactSolverData:
 
     def set_stored(self, stored: StoredImpulses) -> None:
         """Make ``stored`` (a copy of a ``stored()``) last step's impulses, copying it in (the next step's
-        ``keep`` hands these arrays on as its spare set and writes into them)."""
+        ``keep_buffers`` writes into these arrays once its warm start has read them)."""
         self.prev_key, self.prev_first, self.prev_np, self.prev_la, self.prev_ln, self.prev_lt = (
             np.concatenate([a, np.zeros((1, *a.shape[1:]), a.dtype)]) for a in stored[1:])
         self.prev_m = stored.count
