@@ -11,6 +11,16 @@ from .bodies import Body
 from .core.contact_rows import ND, NF, NI, NV, STRIDE
 from .core.records import Blocks, CachedManifolds, ContactPoints, Manifolds, StoredImpulses
 
+# a step whose work arrays took more than this releases them after it (ContactSolverData.release_scratch)
+SCRATCH_KEPT = 64 * 2**20  # bytes
+
+
+def grow(capacity: int, needed: int) -> int:
+    """The capacity an array that holds ``capacity`` rows and must now hold ``needed`` grows to: by half
+    again at least (so that a count rising step by step reallocates O(log n) times, at most half of the
+    rows unused), and exactly ``needed`` when that is more (a pile's first step needs no slack)."""
+    return max(needed, capacity + capacity // 2, 16)
+
 
 class ContactArrays:
     """The manifolds of the last step, rows ``[:count]``: bodies ``body_a``, ``body_b``, unit ``normal``
@@ -24,10 +34,10 @@ class ContactArrays:
         self.ensure(capacity)
 
     def ensure(self, capacity: int) -> None:
-        """Make room for ``capacity`` manifolds (doubling; contents are not kept)."""
+        """Make room for ``capacity`` manifolds (``grow``; contents are not kept)."""
         if capacity <= self.capacity:
             return
-        cap = max(capacity, 2 * self.capacity, 16)
+        cap = grow(self.capacity, capacity)
         self.body_a = np.zeros(cap, np.int64)
         self.body_b = np.zeros(cap, np.int64)
         self.normal = np.zeros((cap, 3))
@@ -67,8 +77,8 @@ class ContactArrays:
 class ContactSolverData:
     """The solver's state (see ``core/contact_rows.py`` for the meaning of ``cw``): per contact point,
     per manifold (the colouring's order) and per block, plus the wide array ``cw`` of the points' fields,
-    each grown by doubling; and the persistent copy of last step's impulses that warm starting matches
-    against."""
+    each grown geometrically (``grow``); and the persistent copy of last step's impulses that warm
+    starting matches against."""
 
     def __init__(self) -> None:
         self.points = 0
@@ -81,40 +91,53 @@ class ContactSolverData:
         self.prev_la = np.zeros((1, 3))
         self.prev_ln = np.zeros(1)
         self.prev_lt = np.zeros((1, 3))
-        self._spare: tuple | None = None
-        self.cw = np.zeros(NF * STRIDE)
         self.V = np.zeros(NV * STRIDE)  # a block's gathered body velocities and inverse masses
         self.D = np.zeros(ND * STRIDE)  # a block's displacements since the step began
         self.Inv = np.zeros(NI * STRIDE)  # a block's inverse inertias and masses, for the Jacobians
+        self.release_scratch()
+
+    def release_scratch(self) -> None:
+        """Drop the step's work arrays (all but last step's impulses), keeping small ones in their place:
+        after a step that needed hundreds of megabytes (a pile spawned at one point) they are not kept
+        for steps that need a fraction of it, nor held while the step's events are made."""
+        self.points = self.manifolds = self.bodies = 0
+        self.cw = np.zeros(NF * STRIDE)
         self.ensure(64, 16, 16)
+
+    def scratch_bytes(self) -> int:
+        """Bytes of the step's work arrays (``release_scratch``)."""
+        return sum(a.nbytes for a in (self.cb, self.cla, self.clb, self.cidx, self.order, self.blk_start,
+                                      self.blk_lanes, self.blk_slots, self.blk_off, self.color, self.match,
+                                      self.mask, self.cw))
 
     def ensure(self, points: int, manifolds: int, bodies: int) -> None:
         """Make room for this many contact points, manifolds and bodies (contents are not kept)."""
         if points > self.points:
-            cap = max(points, 2 * self.points)
-            self.cb = np.zeros((cap, 2), np.int64)
+            cap = grow(self.points, points)
+            # int32 where a value is a row (of bodies, manifolds, blocks) and not an offset into cw
+            self.cb = np.zeros((cap, 2), np.int32)
             self.cla = np.zeros((cap, 3))
             self.clb = np.zeros((cap, 3))
             self.cidx = np.zeros(cap, np.int64)
             self.points = cap
         if manifolds > self.manifolds:
-            cap = max(manifolds, 2 * self.manifolds)
-            self.order = np.zeros(cap, np.int64)
-            self.blk_start = np.zeros(cap, np.int64)
-            self.blk_lanes = np.zeros(cap, np.int64)
-            self.blk_slots = np.zeros(cap, np.int64)
+            cap = grow(self.manifolds, manifolds)
+            self.order = np.zeros(cap, np.int32)
+            self.blk_start = np.zeros(cap, np.int32)
+            self.blk_lanes = np.zeros(cap, np.int32)
+            self.blk_slots = np.zeros(cap, np.int32)
             self.blk_off = np.zeros(cap, np.int64)
-            self.color = np.zeros(cap, np.int64)
-            self.match = np.zeros(cap, np.int64)  # each manifold's row in last step's, or -1
+            self.color = np.zeros(cap, np.int32)
+            self.match = np.zeros(cap, np.int32)  # each manifold's row in last step's, or -1
             self.manifolds = cap
         if bodies > self.bodies:
-            self.mask = np.zeros(max(bodies, 2 * self.bodies), np.int64)
+            self.mask = np.zeros(grow(self.bodies, bodies), np.int64)
             self.bodies = len(self.mask)
 
     def ensure_wide(self, floats: int) -> None:
         """Make room for ``floats`` values in the wide array (contents are not kept)."""
         if floats > len(self.cw):
-            self.cw = np.zeros(max(floats, 2 * len(self.cw)))
+            self.cw = np.zeros(grow(len(self.cw), floats))
 
     def points_record(self) -> ContactPoints:
         """The per-point arrays as the kernels' ``ContactPoints`` record."""
@@ -130,24 +153,22 @@ class ContactSolverData:
                               self.prev_ln, self.prev_lt)
 
     def keep_buffers(self, manifolds: int, points: int) -> StoredImpulses:
-        """The spare set of persistence arrays (key, first point, point count per manifold; anchor,
-        normal and friction impulse per point), big enough for this step's impulses; ``keep`` then
-        makes it the set that the next step matches against. Two sets take turns, so nothing is
-        allocated in a steady state."""
-        spare = self._spare
-        if spare is None or len(spare[0]) < manifolds or len(spare[3]) < points:
-            m = max(manifolds, 1, 2 * (0 if spare is None else len(spare[0])))
-            p = max(points, 1, 2 * (0 if spare is None else len(spare[3])))
-            spare = (np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros(m, np.int64), np.zeros((p, 3)),
-                     np.zeros(p), np.zeros((p, 3)))
-            self._spare = spare
-        return StoredImpulses(manifolds, *spare)
+        """The persistence arrays (key, first point, point count per manifold; anchor, normal and friction
+        impulse per point) for ``store_impulses`` to fill with this step's impulses, big enough for them:
+        last step's own, which the warm start has read by then (``prepare_contacts``), so one set serves
+        both, grown geometrically; ``keep`` then makes them the set the next step matches against."""
+        if len(self.prev_key) < manifolds:
+            m = grow(len(self.prev_key), manifolds)
+            self.prev_key, self.prev_first, self.prev_np = (np.zeros(m, np.int64) for _ in range(3))
+        if len(self.prev_ln) < points:
+            p = grow(len(self.prev_ln), points)
+            self.prev_la, self.prev_ln, self.prev_lt = np.zeros((p, 3)), np.zeros(p), np.zeros((p, 3))
+        self.prev_m = 0  # overwritten from here on
+        return StoredImpulses(manifolds, self.prev_key, self.prev_first, self.prev_np, self.prev_la,
+                              self.prev_ln, self.prev_lt)
 
     def keep(self, manifolds: int) -> None:
-        """Make the spare set (just filled by ``store_impulses``) last step's, for the next warm start."""
-        old = (self.prev_key, self.prev_first, self.prev_np, self.prev_la, self.prev_ln, self.prev_lt)
-        self.prev_key, self.prev_first, self.prev_np, self.prev_la, self.prev_ln, self.prev_lt = self._spare
-        self._spare = old
+        """Make the arrays just filled by ``store_impulses`` last step's, for the next warm start."""
         self.prev_m = manifolds
 
     def forget(self) -> None:
@@ -163,7 +184,7 @@ class ContactSolverData:
 
     def set_stored(self, stored: StoredImpulses) -> None:
         """Make ``stored`` (a copy of a ``stored()``) last step's impulses, copying it in (the next step's
-        ``keep`` hands these arrays on as its spare set and writes into them)."""
+        ``keep_buffers`` writes into these arrays once its warm start has read them)."""
         self.prev_key, self.prev_first, self.prev_np, self.prev_la, self.prev_ln, self.prev_lt = (
             np.concatenate([a, np.zeros((1, *a.shape[1:]), a.dtype)]) for a in stored[1:])
         self.prev_m = stored.count
@@ -172,43 +193,57 @@ class ContactSolverData:
 class ManifoldCache:
     """Last step's manifolds kept in their bodies' frames, for reuse while a pair hardly moves (see
     ``core/manifold_cache.py``): sorted pair keys, body pairs (A, B), the relative pose each was computed
-    at, the normal in A's frame, point counts, points in A's and B's frames. Two sets take turns."""
+    at, the normal in A's frame, point counts, each entry's first point and the points in A's and B's
+    frames (``records.CachedManifolds``). One set of arrays, updated in place (``remember_manifolds``),
+    grown geometrically."""
 
     def __init__(self) -> None:
         self.count = 0
-        self.current = self._arrays(16)
-        self.spare = self._arrays(16)
+        self.points = 0  # points of the current entries
+        self.current = self._arrays(16, 16)
 
     @staticmethod
-    def _arrays(cap: int) -> CachedManifolds:
-        return CachedManifolds(np.zeros(cap, np.int64), np.zeros((cap, 2), np.int64), np.zeros((cap, 7)),
-                               np.zeros((cap, 3)), np.zeros(cap, np.int64), np.zeros((cap, 4, 3)),
-                               np.zeros((cap, 4, 3)))
+    def _arrays(manifolds: int, points: int) -> CachedManifolds:
+        m, p = manifolds, points
+        return CachedManifolds(np.zeros(m, np.int64), np.zeros((m, 2), np.int64), np.zeros((m, 7)),
+                               np.zeros((m, 3)), np.zeros(m, np.int64), np.zeros(m, np.int64),
+                               np.zeros((p, 3)), np.zeros((p, 3)))
 
-    def spare_for(self, manifolds: int) -> CachedManifolds:
-        """The spare set, big enough for ``manifolds`` entries."""
-        if len(self.spare.keys) < manifolds:
-            self.spare = self._arrays(max(manifolds, 2 * len(self.spare.keys)))
-        return self.spare
+    def reserve(self, manifolds: int, points: int) -> CachedManifolds:
+        """The entries' arrays, with room for ``manifolds`` entries of ``points`` points in all (the
+        current entries kept)."""
+        cur = self.current
+        m, p = len(cur.keys), len(cur.points_a)
+        if m < manifolds or p < points:
+            grown = self._arrays(grow(m, manifolds) if m < manifolds else m,
+                                 grow(p, points) if p < points else p)
+            for k, (new, old) in enumerate(zip(grown, cur, strict=True)):
+                used = self.points if k >= len(grown) - 2 else self.count
+                new[:used] = old[:used]
+            self.current = grown
+        return self.current
 
-    def swap(self, count: int) -> None:
-        """Make the spare set (just filled) the current one."""
-        self.current, self.spare = self.spare, self.current
+    def remembered(self, count: int, points: int) -> None:
+        """Record that ``remember_manifolds`` made the entries ``count`` manifolds of ``points`` points."""
         self.count = count
+        self.points = points
 
     def forget(self) -> None:
         """Drop every entry (after bodies were removed or rows reused)."""
         self.count = 0
+        self.points = 0
 
     def entries(self) -> CachedManifolds:
         """The current entries, trimmed to the used rows (views)."""
-        return CachedManifolds(*(a[: self.count] for a in self.current))
+        m, p = self.count, self.points
+        return CachedManifolds(*(a[:m] for a in self.current[:-2]), *(a[:p] for a in self.current[-2:]))
 
     def set_entries(self, entries: CachedManifolds) -> None:
         """Make ``entries`` (a copy of an ``entries()``) the current set, copying it in."""
         self.current = CachedManifolds(*(np.concatenate([a, np.zeros((1, *a.shape[1:]), a.dtype)])
                                          for a in entries))
         self.count = len(entries.keys)
+        self.points = len(entries.points_a)
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,7 +18,7 @@ import numpy as np
 from .bodies import Body, BodyArrays, rotate, unrotate
 from .broadphase import BroadPhase
 from .collide import Manifold
-from .contacts import CollisionEvent, ContactArrays, ContactSolverData, ManifoldCache
+from .contacts import SCRATCH_KEPT, CollisionEvent, ContactArrays, ContactSolverData, ManifoldCache
 from .core import (
     contact_prepare,
     events,
@@ -159,8 +159,9 @@ class World:
         self._events_cache: list[CollisionEvent] | None = []
         no_rows = np.zeros(0, np.int64)
         # the last step's events, decoded at the step into rows and generations (see _emit_events)
-        self._begin_data: tuple = (no_rows, no_rows, no_rows, no_rows, np.zeros((0, 3)), np.zeros((0, 3)),
-                                   np.zeros(0))
+        self._no_begins: tuple = (no_rows, no_rows, no_rows, no_rows, np.zeros((0, 3)), np.zeros((0, 3)),
+                                  np.zeros(0))
+        self._begin_data: tuple = self._no_begins
         self._end_data: tuple = (no_rows, no_rows, no_rows, no_rows)
         self._removed_ends: list[CollisionEvent] = []
         self.timings = dict.fromkeys(STAGES, 0.0)
@@ -174,7 +175,6 @@ class World:
         self._lock_rotation: set[int] = set()  # rows with infinite inertia
         self._solver = ContactSolverData()
         self._manifold_cache = ManifoldCache()
-        self._fresh = ContactArrays()  # the manifolds collided afresh while the others come from the cache
         self._joint_arrays: Joints | None = None
         self._begin_callbacks: list[Callable[[CollisionEvent], None]] = []
         self._end_callbacks: list[Callable[[CollisionEvent], None]] = []
@@ -552,6 +552,9 @@ class World:
             raise ValueError(f"dt must be at most {MAX_DT:g} s (settings.MAX_DT), got {dt:g}")
         n = self.data.n
         t = self.timings
+        # the last step's begin events are this step's to replace and nothing reads them during it: not
+        # kept through it (a pile's first step begins every pair, 88 bytes each)
+        self._begin_data, self._events_cache = self._no_begins, None
         clock = time.perf_counter
         t0 = clock()
         margins = self._margins(n, dt)
@@ -668,19 +671,19 @@ class World:
             todo = np.empty((npairs, 2), np.int64)
             nt = manifold_cache.find_reusable(pairs, npairs, d.pos, d.quat, nbodies, mc.current, mc.count,
                                               reuse, todo)
-            self._fresh.ensure(max(nt, 1))
-            fresh = self._fresh.manifolds()
-            nf = collide_pairs(todo, nt, d.kind, d.params, d.pos, d.quat, H, margins, *fresh) if nt else 0
-            c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, mc.current, fresh,
-                                                     nf, out, source)
+            # the fresh manifolds go to the front of ``out``, the merge spreads them among the reused ones
+            nf = collide_pairs(todo, nt, d.kind, d.params, d.pos, d.quat, H, margins, *out) if nt else 0
+            c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, mc.current, nf, out,
+                                                     source)
         else:
             c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out)
         self.cached_manifolds = int((source[: c.count] >= 0).sum())
         self._manifold_source = source  # per manifold, the cache row it came from or -1 (step_traced)
         if self.contact_cache:
-            new = mc.spare_for(max(c.count, 1))
-            manifold_cache.remember_manifolds(c.count, out, source, d.pos, d.quat, nbodies, mc.current, new)
-            mc.swap(c.count)
+            points = c.point_count()
+            cache = mc.reserve(max(c.count, 1), max(points, 1))
+            manifold_cache.remember_manifolds(c.count, out, source, d.pos, d.quat, nbodies, cache)
+            mc.remembered(c.count, points)
         if self.sleeping and c.count:
             islands.wake_touched(c.count, c.body_a, c.body_b, d.static, d.awake, d.sleep_time, self._island,
                                  d.n)
@@ -723,6 +726,8 @@ class World:
         keep = s.keep_buffers(c.count, npts)
         store_impulses(c.count, contacts, c.impulse, keep, max(d.n, 1))
         s.keep(c.count)
+        if s.scratch_bytes() > SCRATCH_KEPT:
+            s.release_scratch()
         for k, j in enumerate(self.joints):
             j.impulse = float(joints.impulse[k])
         for k, grab in enumerate(self.grabs):
@@ -819,11 +824,12 @@ class World:
         end_keys = np.empty(len(old), np.int64)
         no, nb, ne = events.diff_touching(keys[:t], rows[:t], old, n, d.alive, d.awake, out, begin_rows,
                                           end_keys)
+        del keys, rows
         self._touching = out[:no]
         self._touching_n = n
         br = begin_rows[:nb]
         ba, bb = c.body_a[br], c.body_b[br]
-        impulse = (c.impulse[br] * (np.arange(4)[None, :] < c.npoints[br, None])).sum(axis=1)
+        impulse = c.impulse[br].sum(axis=1)  # store_impulses zeroes the slots beyond a manifold's points
         self._begin_data = (ba, bb, d.generation[ba], d.generation[bb], c.points_b[br, 0], c.normal[br],
                             impulse)
         ea, eb = np.divmod(end_keys[:ne], n)
@@ -930,6 +936,32 @@ class World:
         r = d.pos[live] - vec("about", about)
         orbital = np.cross(r, d.mass[live, None] * d.vel[live]).sum(axis=0)
         return orbital + self._world_inertia(live, d.angvel[live]).sum(axis=0)
+
+    def memory_bytes(self) -> int:
+        """Bytes of array data this world holds: every numpy array reachable from it (body arrays, the
+        contacts, the solver's and the manifold cache's arrays, the broad phase, events, joints), each
+        buffer once (a view counts as the array it views). Snapshots are left out (``Snapshot.nbytes``
+        counts theirs): the world only keeps the last one to share arrays with the next."""
+        seen: set[int] = set()
+        buffers: dict[int, int] = {}
+        todo: list[object] = [self]
+        while todo:
+            obj = todo.pop()
+            if id(obj) in seen or isinstance(obj, Snapshot):
+                continue
+            seen.add(id(obj))
+            if isinstance(obj, np.ndarray):
+                while isinstance(obj.base, np.ndarray):
+                    obj = obj.base
+                buffers[id(obj)] = obj.nbytes
+            elif isinstance(obj, (list, tuple, set, frozenset)):
+                todo.extend(obj)
+            elif isinstance(obj, dict):
+                todo.extend(obj.values())
+            elif type(obj).__module__.startswith("sandbox.engine"):
+                todo.extend(getattr(obj, "__dict__", {}).values())
+                todo.extend(getattr(obj, name, None) for name in getattr(type(obj), "__slots__", ()))
+        return sum(buffers.values())
 
     def state_hash(self) -> str:
         """A SHA-256 digest (hex) of every live body's position, orientation, velocity and angular velocity,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from .layout import pair_key
@@ -63,22 +64,31 @@ def find_reusable(pairs, npairs, pos, quat, nbodies, cache, cm, reuse, todo):
 
 
 @njit(cache=True)
-def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, fresh, nfresh, out, source):
+def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, nfresh, out, source):
     """The manifolds of all candidate pairs, in pair order, into ``out`` (a ``Manifolds`` record): a
     reused pair's from its ``cache`` row (points mapped from the bodies' frames to the world, normal from
-    A's frame, depths (pa − pb)·n measured now), the others from ``fresh`` (``collide_pairs`` on the
-    ``todo`` pairs, in the same order). ``source[m]`` receives the cache row a manifold came from, or
-    −1 for a fresh one. Returns the number of manifolds."""
+    A's frame, depths (pa − pb)·n measured now), the others from the ``nfresh`` manifolds that
+    ``collide_pairs`` wrote into rows ``[:nfresh]`` of ``out`` itself (from the ``todo`` pairs, in the same
+    order). ``source[m]`` receives the cache row a manifold came from, or −1 for a fresh one. Returns the
+    number of manifolds.
+
+    The merge runs from the back, as merge sort merges in place into an array that holds one of its
+    inputs at its front: the row written is never below the fresh row still to be read, so the fresh
+    manifolds need no array of their own (a second set of manifold arrays as large as the first)."""
     cab, cn, cnp, cla, clb = cache.bodies, cache.normal, cache.npoints, cache.points_a, cache.points_b
-    fa, fb, fnormal, fnp = fresh.body_a, fresh.body_b, fresh.normal, fresh.npoints
-    fpa, fpb, fdepth = fresh.points_a, fresh.points_b, fresh.depth
+    cfirst = cache.first
     oa, ob, onormal, onp = out.body_a, out.body_b, out.normal, out.npoints
     opa, opb, odepth = out.points_a, out.points_b, out.depth
-    f = 0
-    m = 0
+    total = nfresh
     for p in range(npairs):
+        if reuse[p] >= 0:
+            total += 1
+    f = nfresh - 1
+    m = total
+    for p in range(npairs - 1, -1, -1):
         r = reuse[p]
         if r >= 0:
+            m -= 1
             a = cab[r, 0]
             b = cab[r, 1]
             qa = load4(quat, a)
@@ -91,61 +101,85 @@ def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, fresh, nfresh, out, 
             store3(onormal, m, n)
             onp[m] = cnp[r]
             for k in range(cnp[r]):
-                pa = add(xa, quat_rotate(qa, (cla[r, k, 0], cla[r, k, 1], cla[r, k, 2])))
-                pb = add(xb, quat_rotate(qb, (clb[r, k, 0], clb[r, k, 1], clb[r, k, 2])))
+                pa = add(xa, quat_rotate(qa, load3(cla, cfirst[r] + k)))
+                pb = add(xb, quat_rotate(qb, load3(clb, cfirst[r] + k)))
                 for c in range(3):
                     opa[m, k, c] = pa[c]
                     opb[m, k, c] = pb[c]
                 odepth[m, k] = dot(sub(pa, pb), n)
             source[m] = r
-            m += 1
             continue
         a = pairs[p, 0]
         b = pairs[p, 1]
-        if f < nfresh and ((fa[f] == a and fb[f] == b) or (fa[f] == b and fb[f] == a)):
-            oa[m] = fa[f]
-            ob[m] = fb[f]
-            for c in range(3):
-                onormal[m, c] = fnormal[f, c]
-            onp[m] = fnp[f]
-            for k in range(fnp[f]):
+        if f >= 0 and ((oa[f] == a and ob[f] == b) or (oa[f] == b and ob[f] == a)):
+            m -= 1
+            if m != f:
+                oa[m] = oa[f]
+                ob[m] = ob[f]
                 for c in range(3):
-                    opa[m, k, c] = fpa[f, k, c]
-                    opb[m, k, c] = fpb[f, k, c]
-                odepth[m, k] = fdepth[f, k]
+                    onormal[m, c] = onormal[f, c]
+                onp[m] = onp[f]
+                for k in range(onp[f]):
+                    for c in range(3):
+                        opa[m, k, c] = opa[f, k, c]
+                        opb[m, k, c] = opb[f, k, c]
+                    odepth[m, k] = odepth[f, k]
             source[m] = -1
-            f += 1
-            m += 1
-    return m
+            f -= 1
+    return total
 
 
 @njit(cache=True)
-def remember_manifolds(m, manifolds, source, pos, quat, nbodies, old, new):
-    """Fill the cache ``new`` from this step's ``m`` ``manifolds``: a reused one keeps its ``old`` entry (and
-    so the pose it was computed at, which keeps the tolerance from creeping), a fresh one is stored in
-    its bodies' frames with the relative pose of now."""
+def remember_manifolds(m, manifolds, source, pos, quat, nbodies, cache):
+    """Make ``cache`` (holding last step's entries) this step's, from this step's ``m`` ``manifolds``: a
+    reused one keeps its old entry (row ``source[i]``, and so the pose it was computed at, which keeps the
+    tolerance from creeping), a fresh one is stored in its bodies' frames with the relative pose of now.
+
+    In place, with no second set of entries: the reused entries keep their order (both lists are sorted
+    by pair, so sources rise with rows, and so do their points). Those that move to a lower row (source
+    above it) are moved first, front to back, each reading a row not yet written; then those that move
+    to a higher row, back to front, likewise. No entry of the first pass writes a row r that the second
+    reads: that entry (row r) would lie below the reader, so (rising sources) its source would lie below
+    r: it would move up. The points move the same way, by where their first point goes. The fresh
+    entries, which read no old row, come last.
+    """
     body_a, body_b, normal, npoints = manifolds.body_a, manifolds.body_b, manifolds.normal, manifolds.npoints
     points_a, points_b = manifolds.points_a, manifolds.points_b
-    ocpose, ocn, ocla, oclb = old.pose, old.normal, old.points_a, old.points_b
-    ck, cab, cpose, cn, cnp = new.keys, new.bodies, new.pose, new.normal, new.npoints
-    cla, clb = new.points_a, new.points_b
+    ck, cab, cpose, cn, cnp = cache.keys, cache.bodies, cache.pose, cache.normal, cache.npoints
+    cfirst, cla, clb = cache.first, cache.points_a, cache.points_b
+    old_first = np.empty(m, np.int64)  # each reused entry's first point in the old layout
+    for i in range(m):
+        old_first[i] = cfirst[source[i]] if source[i] >= 0 else -1
+    k = 0
+    for i in range(m):
+        cfirst[i] = k
+        k += npoints[i]
+    for i in range(m):
+        r = source[i]
+        if r > i:
+            _copy_row(cpose, i, r, 7)
+            _copy_row(cn, i, r, 3)
+        if old_first[i] > cfirst[i]:
+            for p in range(npoints[i]):
+                _copy_row(cla, cfirst[i] + p, old_first[i] + p, 3)
+                _copy_row(clb, cfirst[i] + p, old_first[i] + p, 3)
+    for i in range(m - 1, -1, -1):
+        r = source[i]
+        if 0 <= r < i:
+            _copy_row(cpose, i, r, 7)
+            _copy_row(cn, i, r, 3)
+        if 0 <= old_first[i] < cfirst[i]:
+            for p in range(npoints[i] - 1, -1, -1):
+                _copy_row(cla, cfirst[i] + p, old_first[i] + p, 3)
+                _copy_row(clb, cfirst[i] + p, old_first[i] + p, 3)
     for i in range(m):
         a = body_a[i]
         b = body_b[i]
         ck[i] = pair_key(a, b, nbodies)
         cab[i, 0] = a
         cab[i, 1] = b
-        r = source[i]
         cnp[i] = npoints[i]
-        if r >= 0:
-            for c in range(7):
-                cpose[i, c] = ocpose[r, c]
-            for c in range(3):
-                cn[i, c] = ocn[r, c]
-            for k in range(npoints[i]):
-                for c in range(3):
-                    cla[i, k, c] = ocla[r, k, c]
-                    clb[i, k, c] = oclb[r, k, c]
+        if source[i] >= 0:
             continue
         t, q = relative_pose(pos, quat, a, b)
         qa = load4(quat, a)
@@ -157,11 +191,15 @@ def remember_manifolds(m, manifolds, source, pos, quat, nbodies, old, new):
         for c in range(4):
             cpose[i, 3 + c] = q[c]
         store3(cn, i, quat_inv_rotate(qa, load3(normal, i)))
-        for k in range(npoints[i]):
-            pa = (points_a[i, k, 0], points_a[i, k, 1], points_a[i, k, 2])
-            pb = (points_b[i, k, 0], points_b[i, k, 1], points_b[i, k, 2])
-            la = quat_inv_rotate(qa, sub(pa, xa))
-            lb = quat_inv_rotate(qb, sub(pb, xb))
-            for c in range(3):
-                cla[i, k, c] = la[c]
-                clb[i, k, c] = lb[c]
+        for p in range(npoints[i]):
+            pa = (points_a[i, p, 0], points_a[i, p, 1], points_a[i, p, 2])
+            pb = (points_b[i, p, 0], points_b[i, p, 1], points_b[i, p, 2])
+            store3(cla, cfirst[i] + p, quat_inv_rotate(qa, sub(pa, xa)))
+            store3(clb, cfirst[i] + p, quat_inv_rotate(qb, sub(pb, xb)))
+
+
+@njit(cache=True)
+def _copy_row(a, i, r, width):
+    """Row ``r`` of the 2-D array ``a`` (its first ``width`` columns) into row ``i``."""
+    for c in range(width):
+        a[i, c] = a[r, c]

@@ -165,16 +165,18 @@ class Grabs(NamedTuple):
 
 class CachedManifolds(NamedTuple):
     """The manifold cache's entries (``manifold_cache.py``), sorted by pair key: the body pair (A, B),
-    the relative pose (t, q) it was computed at, the normal in A's frame, the point count and the
-    points in A's and B's frames."""
+    the relative pose (t, q) it was computed at, the normal in A's frame, the point count, and the
+    entry's first point in ``points_a`` and ``points_b``, its points in A's and B's frames (entry after
+    entry, no unused slots: most manifolds of a pile have one or two points, not four)."""
 
     keys: np.ndarray  # (m,) int64
     bodies: np.ndarray  # (m, 2) int64
     pose: np.ndarray  # (m, 7)
     normal: np.ndarray  # (m, 3)
     npoints: np.ndarray  # (m,) int64
-    points_a: np.ndarray  # (m, 4, 3)
-    points_b: np.ndarray  # (m, 4, 3)
+    first: np.ndarray  # (m,) int64
+    points_a: np.ndarray  # (k, 3)
+    points_b: np.ndarray  # (k, 3)
 
 
 class Manifolds(NamedTuple):
