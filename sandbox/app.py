@@ -22,7 +22,6 @@ import numpy as np
 import OpenGL.GL as gl
 import pyglet
 from imgui_bundle import imgui, implot
-from pyglet.window import key
 
 from .i18n import N_, _
 from .render import Renderer, RenderOptions
@@ -155,17 +154,20 @@ class App:
         self.closed = False
         self.frames = 0
         self._gl_error_seen = False
+        self._warm_up_pending = False
         self.window.push_handlers(self)
         self._compile_notice()
         self.ui.load_scene(scene)
 
     # --- start-up -------------------------------------------------------------------------------
     def _compile_notice(self) -> None:
-        """Load the physics kernels; when numba's cache is cold (the first launch after an install or
-        an update), compile them in parallel helper processes (``warmup.py``) while the window says so
-        and shows how far along it is."""
+        """Get the physics kernels ready. With numba's cache warm they are only loaded, and only after the
+        first frame is shown (``run``): the first frame needs none but those its scene's set-up calls,
+        which numba loads as they are called. When the cache is cold (the first launch after an install
+        or an update), compile them now in parallel helper processes (``warmup.py``) while the window
+        says so and shows how far along it is."""
         if cache_is_warm():
-            warm_up()
+            self._warm_up_pending = True
             return
         print("sandbox: compiling physics kernels (first launch only; cached afterwards)...",
               file=sys.stderr, flush=True)
@@ -295,6 +297,7 @@ class App:
     def shortcut(self, symbol: int, modifiers: int) -> None:
         """The keyboard shortcuts listed in the Help section."""
         session, ui = self.session, self.ui
+        key = pyglet.window.key
         if symbol == key.Q and modifiers & key.MOD_CTRL:
             self.closed = True
         elif symbol == key.P:
@@ -449,6 +452,11 @@ class App:
             if screenshot is not None and done == frames:
                 write_png(screenshot, self.read_pixels())
             self.window.flip()
+            if self._warm_up_pending and not self.closed:
+                # the first frame is on the screen: now load every kernel a session may reach, so that
+                # no later first use (a raycast, a grab, a new pair of shapes) stalls a frame
+                self._warm_up_pending = False
+                warm_up()
             if frames is None and not self.window.vsync:
                 # without vsync, do not spin faster than a fast display
                 time.sleep(max(0.0, 1.0 / 240.0 - (time.perf_counter() - now)))
