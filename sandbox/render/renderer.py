@@ -509,37 +509,41 @@ class Renderer:
         live = np.flatnonzero(d.alive[:n]) if rows is None else rows
         kind = d.kind[live]
         hull_id = np.where(kind == HULL, d.params[live, 0], -1.0).astype(np.int64)
-        order = live[np.lexsort((hull_id, kind))]
+        sort = np.lexsort((hull_id, kind))
+        order, kind, hull_id = live[sort], kind[sort], hull_id[sort]
         k = len(order)
         if len(self._table) < k:
             self._table = np.zeros((max(k, 2 * len(self._table)), INSTANCE_FLOATS), np.float32)
         t = self._table[:k]
-        kind = d.kind[order]
         params = d.params[order]
         t[:, 0:3] = pos[order]
         t[:, 3:7] = quat[order]
-        # scale = (sx, sy, sz, half height) as meshes.py describes, chosen per kind without a loop
-        is_round = (kind == SPHERE) | (kind == CAPSULE)
-        t[:, 7:10] = np.where(is_round[:, None], params[:, 0:1],
-                              np.where((kind == HULL)[:, None], 1.0, params[:, 0:3]))
-        t[:, 10] = np.where(kind == CAPSULE, params[:, 1], 0.0)
+        # scale = (sx, sy, sz, half height) as meshes.py describes, set per kind on its run of rows
+        bounds = np.searchsorted(kind, [SPHERE, BOX, CAPSULE, HULL, HULL + 1]).tolist()
+        for kd, scale, half_height in ((SPHERE, params[:, 0:1], 0.0), (BOX, params[:, 0:3], 0.0),
+                                       (CAPSULE, params[:, 0:1], params[:, 1]), (HULL, 1.0, 0.0)):
+            lo, hi = bounds[kd], bounds[kd + 1]
+            if hi > lo:
+                t[lo:hi, 7:10] = scale if np.isscalar(scale) else scale[lo:hi]
+                t[lo:hi, 10] = half_height if np.isscalar(half_height) else half_height[lo:hi]
         static = d.static[order]
-        t[:, 11:14] = np.where(static[:, None], np.float32(STATIC_COLOR), colors[order])
+        t[:, 11:14] = colors[order]
+        t[static, 11:14] = STATIC_COLOR
         if tint is not None:
             weight = np.clip(tint[order, 3:4], 0.0, 1.0)
             t[:, 11:14] += (tint[order, 0:3] - t[:, 11:14]) * weight
         flags = np.where(static, STATIC, np.where(d.awake[order], 0, ASLEEP))
         for index, bit in ((highlight.hovered, HOVERED), (highlight.selected, SELECTED),
                            (highlight.grabbed, GRABBED)):
-            flags[order == index] |= bit
+            if index >= 0:
+                flags[order == index] |= bit
         t[:, 14] = flags
         self._order = order
         draws = []
-        bounds = np.searchsorted(kind, [SPHERE, BOX, CAPSULE, HULL, HULL + 1])
         for kd in (SPHERE, BOX, CAPSULE):
             lo, hi = bounds[kd], bounds[kd + 1]
             draws.append((self._kinds[kd], lo, hi - lo))
-        hull_rows = hull_id[np.lexsort((hull_id, d.kind[live]))][bounds[HULL]:]
+        hull_rows = hull_id[bounds[HULL]:]
         if len(hull_rows):
             ids, first, counts = np.unique(hull_rows, return_index=True, return_counts=True)
             for hid, lo, c in zip(ids.tolist(), first.tolist(), counts.tolist(), strict=True):
