@@ -29,6 +29,9 @@ LABEL_TEXT = 0xFFFFFFFF  # ImGui colours are 0xAABBGGRR
 LABEL_PLATE = 0xB4141210
 LABEL_BORDER = 0x70FFC070
 LABEL_PAD = 4.0
+WINDOW_FLAGS = (imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
+                | imgui.WindowFlags_.no_saved_settings | imgui.WindowFlags_.no_focus_on_appearing)
+FORMULA_FLAGS = imgui.ChildFlags_.auto_resize_y | imgui.ChildFlags_.always_use_window_padding
 TOP = 96.0
 """The Lesson window's top edge (window coordinates), below the status overlay."""
 
@@ -160,10 +163,9 @@ class LessonWindow:
         imgui.set_next_window_size(imgui.ImVec2(LESSON_WIDTH - 20, max(h - TOP - 10, 120)),
                                    imgui.Cond_.always)
         imgui.set_next_window_bg_alpha(0.88)
-        flags = (imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
-                 | imgui.WindowFlags_.no_saved_settings | imgui.WindowFlags_.no_focus_on_appearing)
         title = _(lesson.title)
-        visible, still_open = imgui.begin(_("Lesson: {title}").format(title=title) + "###lesson", True, flags)
+        visible, still_open = imgui.begin(_("Lesson: {title}").format(title=title) + "###lesson", True,
+                                          WINDOW_FLAGS)
         pos, size = imgui.get_window_pos(), imgui.get_window_size()
         self.rect = (pos.x, pos.y, pos.x + size.x, pos.y + size.y)
         self.ctx.ui_rects.append(self.rect)
@@ -192,8 +194,7 @@ class LessonWindow:
         imgui.spacing()
         # the formula on its own shaded strip, in the accent colour: the line the lesson is about
         imgui.push_style_color(imgui.Col_.child_bg, FORMULA_BG)
-        imgui.begin_child("##formula", imgui.ImVec2(-1, 0),
-                          imgui.ChildFlags_.auto_resize_y | imgui.ChildFlags_.always_use_window_padding)
+        imgui.begin_child("##formula", imgui.ImVec2(-1, 0), FORMULA_FLAGS)
         imgui.push_text_wrap_pos(0.0)
         imgui.text_colored(ACCENT, _(lesson.formula))
         imgui.pop_text_wrap_pos()

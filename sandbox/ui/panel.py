@@ -54,6 +54,13 @@ ADVANCED = (("penalty_hertz", True), ("penalty_damping_ratio", True), ("contact_
             ("linear_slop", False), ("speculative_distance", False), ("warm_starting", False),
             ("friction_rule", False), ("contact_solver", False), ("linear_damping", True),
             ("angular_damping", True))
+# the windows' flags, combined once (an enum's | costs more than the window it sets up)
+OVERLAY_FLAGS = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
+                 | imgui.WindowFlags_.no_focus_on_appearing | imgui.WindowFlags_.no_nav
+                 | imgui.WindowFlags_.no_saved_settings)
+# the panel has an always-visible scrollbar: when the open sections are taller than the window, it shows
+PANEL_FLAGS = (imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
+               | imgui.WindowFlags_.always_vertical_scrollbar)
 RED = imgui.ImVec4(1.0, 0.38, 0.35, 1.0)
 DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
 ACCENT = imgui.ImVec4(0.45, 0.72, 1.0, 1.0)
@@ -255,10 +262,7 @@ class Panel:
         ctx, session, sim = self.ctx, self.ctx.session, self.ctx.session.sim
         imgui.set_next_window_pos(imgui.ImVec2(10, 10))
         imgui.set_next_window_bg_alpha(0.55)
-        flags = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
-                 | imgui.WindowFlags_.no_focus_on_appearing | imgui.WindowFlags_.no_nav
-                 | imgui.WindowFlags_.no_saved_settings)
-        imgui.begin("##status", None, flags)
+        imgui.begin("##status", None, OVERLAY_FLAGS)
         self._remember_rect()
         imgui.text_colored(ACCENT, session.scene_name or _("(no scene)"))
         imgui.same_line()
@@ -296,10 +300,7 @@ class Panel:
         w, h = self.ctx.window_size
         imgui.set_next_window_pos(imgui.ImVec2(w - PANEL_WIDTH, 0))
         imgui.set_next_window_size(imgui.ImVec2(PANEL_WIDTH, h))
-        # an always-visible scrollbar: when the open sections are taller than the window, it shows
-        flags = (imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
-                 | imgui.WindowFlags_.always_vertical_scrollbar)
-        imgui.begin(_("sandbox") + "###panel", None, flags)
+        imgui.begin(_("sandbox") + "###panel", None, PANEL_FLAGS)
         self._remember_rect()
         imgui.push_item_width(PANEL_WIDTH * 0.56)
         self._guarded(N_("the Language box"), self._language)
