@@ -183,11 +183,13 @@ def _mat(m: np.ndarray) -> bytes:
 
 def _set(prog: moderngl.Program, name: str, value) -> None:
     """Set a uniform if the compiler kept it (unused uniforms are optimised away)."""
-    if name in prog:
+    # prog.get, not `name in prog`: a Program has no __contains__, so `in` walks all its members
+    uniform = prog.get(name, None)
+    if uniform is not None:
         if isinstance(value, bytes):
-            prog[name].write(value)
+            uniform.write(value)
         else:
-            prog[name].value = value
+            uniform.value = value
 
 
 def _look_at(eye: np.ndarray, target: np.ndarray, up: np.ndarray) -> np.ndarray:
@@ -208,6 +210,11 @@ def _ortho(half: float, near: float, far: float) -> np.ndarray:
     m[2, 2] = -2.0 / (far - near)
     m[2, 3] = -(far + near) / (far - near)
     return m
+
+
+LIGHT_DISTANCE = 500.0  # metres from the origin to the sun's eye
+_LIGHT_VIEW = _look_at(LIGHT_DIR * LIGHT_DISTANCE, np.zeros(3), np.array([0.0, 1.0, 0.0]))
+"""The sun's view along ``LIGHT_DIR`` towards the origin (``_light_matrix`` shifts a copy of it)."""
 
 
 class _InstancedMesh:
@@ -568,11 +575,10 @@ class Renderer:
         half = float(np.clip(0.5 * np.linalg.norm(hi - lo), 2.0, SHADOW_MAX_HALF))
         half = 1.25 ** math.ceil(math.log(half, 1.25))
         texel = 2.0 * half / size
-        distance = 500.0
-        view = _look_at(LIGHT_DIR * distance, np.zeros(3), np.array([0.0, 1.0, 0.0]))
+        view = _LIGHT_VIEW.copy()
         c = view[:3, :3] @ centre
         view[:2, 3] -= np.round(c[:2] / texel) * texel
-        depth = distance - float(LIGHT_DIR @ centre)
+        depth = LIGHT_DISTANCE - float(LIGHT_DIR @ centre)
         reach = 3.0 * half + 50.0
         near, far = depth - reach, depth + reach
         return _ortho(half, near, far) @ view, texel, far - near
