@@ -378,8 +378,8 @@ class App:
         ui.stats.ui_ms = 1000.0 * (time.perf_counter() - start)
 
     def _drain_gl_errors(self) -> None:
-        """Clear a GL error left by the scene pass (reported once on stderr): the ImGui backend checks
-        errors after each GL call and would otherwise raise on the stale one."""
+        """Clear a GL error left by the scene pass (reported once on stderr): the ImGui backend's texture
+        updates (PyOpenGL) check errors after each GL call and would otherwise raise on the stale one."""
         error = self.ctx.error
         if error != "GL_NO_ERROR" and not self._gl_error_seen:
             self._gl_error_seen = True
