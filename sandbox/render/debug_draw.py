@@ -178,7 +178,9 @@ def _fill(block: np.ndarray, color: np.ndarray, width: float) -> None:
         row[7] = width
         np.copyto(block, row)
     else:
-        block[:, :, 3:7] = color[:, None, :]
+        # each colour copied as one 16-byte item (see _set_xyz), broadcast over the item's vertices
+        rgba = np.ascontiguousarray(color, dtype=np.float32).view("V16")
+        block[:, :, 3:7].view("V16")[:, :, 0] = rgba
         block[:, :, 7] = width
 
 
