@@ -9,9 +9,15 @@ spring, outlines). Physics is never inside the timed region. Reported per frame 
     ``Renderer.timings``;
 (b) the wall time of ``Renderer.render`` (``last_ms``): (a) plus ``draw``, the passes' draw calls;
     ``finish`` is the ``ctx.finish()`` after it, the wait for the GL to complete the frame;
-(c) the ImGui panel's time in the app (``App.ui_ms``: building the panel and submitting its draws);
+(c) the ImGui panel's time in the app (``FrameStats.ui_ms``): building its windows (``panel_ms``: the
+    panel, the lesson and the other windows, up to ``imgui.render``), then drawing them
+    (``ImGuiBackend.timings``: ``upload``, the texture updates, the GL state and one buffer write per
+    draw list, and ``draw``, its draw calls);
 (d) frames per second: offscreen ``1000 / (render + finish)``; in the app, whole frames including
-    the panel and the buffer swap.
+    the panel and the buffer swap;
+(e) the frame's CPU work outside physics, the issue's figure: (a), the interpolation of the poses
+    (``FrameStats.interp_ms``, with the timeline's ghosts and the lesson visuals' extras), building
+    the panel and its upload, each part's median summed. Like (a) it leaves out draw calls.
 
 On Mesa llvmpipe (a software rasteriser) the "GPU" is the CPU: vertex shading runs inside the draw
 calls on the calling thread, sampling the shadow map waits there for its rasterisation, and the
@@ -29,8 +35,11 @@ and is skipped without one.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
 
 import moderngl
@@ -120,7 +129,8 @@ def offscreen(world: World, size: tuple[int, int], frames: int) -> None:
 
 
 def in_app(frames: int, size: tuple[int, int]) -> None:
-    """Print the figures of the real app: the pile with every debug option on, physics paused."""
+    """Print the figures of the real app: the pile with every debug option on, physics paused, and the
+    total CPU work of its frames outside physics."""
     if not os.environ.get("DISPLAY"):
         print("app: not measured (no display; run under xvfb-run)")
         return
@@ -132,23 +142,103 @@ def in_app(frames: int, size: tuple[int, int]) -> None:
             setattr(app.ui.options, name, value)
         app.run(frames=60)  # the pile falls and touches: contacts to draw
         app.session.sim.paused = True
-        rows: dict[str, list[float]] = {"own": [], "render": [], "ui": [], "frame": []}
+        names = ("own", "interp", "panel", "panel_upload", "panel_draw", "render", "ui", "frame")
+        rows: dict[str, list[float]] = {name: [] for name in names}
         app.run(frames=3)
+        stats = app.ui.stats
         for _ in range(frames):
             t0 = time.perf_counter()
             app.run(frames=1)
             rows["frame"].append(1e3 * (time.perf_counter() - t0))
             rows["own"].append(app.renderer.timings["prepare"] + app.renderer.timings["upload"])
+            rows["interp"].append(stats.interp_ms)
+            rows["panel"].append(stats.panel_ms)
+            rows["panel_upload"].append(app.imgui.timings["upload"])
+            rows["panel_draw"].append(app.imgui.timings["draw"])
             rows["render"].append(app.renderer.last_ms)
-            rows["ui"].append(app.ui.stats.ui_ms)
+            rows["ui"].append(stats.ui_ms)
         m = {name: statistics.median(values) for name, values in rows.items()}
+        # the parts' medians summed: on a loaded machine a time slice lost to another process (~4 ms) lands
+        # in one part or another of a good share of the frames, and the median of per-frame sums keeps it
+        m["total"] = m["own"] + m["interp"] + m["panel"] + m["panel_upload"]
         print(f"app: {size[0]}x{size[1]} window, {app.window_samples}x MSAA window, panel shown, physics "
               f"paused, {int(app.session.world.contacts.count)} manifolds; medians of {frames} frames")
         print(f"  (a) renderer's own CPU {m['own']:.2f} ms   (b) render() {m['render']:.2f} ms   "
               f"(c) panel {m['ui']:.2f} ms   (d) {1000.0 / m['frame']:.1f} frames/s "
               f"({m['frame']:.1f} ms per whole frame)")
+        print(f"  (c) = building the panel {m['panel']:.2f} ms + its GL upload and state "
+              f"{m['panel_upload']:.2f} ms + its draw calls {m['panel_draw']:.2f} ms; "
+              f"interpolation {m['interp']:.2f} ms")
+        print(f"  frame CPU outside physics: {m['total']:.2f} ms (target < 3 ms) = (a) + interpolation + "
+              f"building the panel + its upload; the draw calls (the scene's "
+              f"{m['render'] - m['own']:.1f} ms, the panel's {m['panel_draw']:.2f} ms) are the GL's work, "
+              f"left out as in (a)")
     finally:
         app.close()
+
+
+LAUNCH_CHILD = """
+import json, os, sys, time
+marks = {"start": float(sys.argv[1])}
+import sandbox.app
+marks["imported"] = time.time()
+from sandbox.warmup import cache_is_warm
+warm = cache_is_warm()
+app = sandbox.app.App(scene=sys.argv[2], width=1280, height=720)
+marks["opened"] = time.time()
+flip = app.window.flip
+def first_flip():
+    flip()
+    marks["drawn"] = time.time()
+    marks["cpu"] = sum(os.times()[:2])  # this process's CPU seconds so far, all its threads
+    app.closed = True  # the loop ends after this frame
+app.window.flip = first_flip
+app.run()
+print(json.dumps({"marks": marks, "warm": warm}))
+app.close()
+"""
+"""The launched process: the app's own start (``App``, then ``App.run``'s interactive loop), stopped once
+its first frame is on the screen; it prints the wall-clock marks (``time.time``)."""
+
+
+def launch(runs: int, scene: str) -> None:
+    """Print the time from a process's start to its first frame on the screen (the buffer swap), for
+    ``runs`` launches after one untimed launch that leaves numba's and Python's caches warm (bytecode
+    written even where ``PYTHONDONTWRITEBYTECODE`` is set), and where it goes: the
+    interpreter and the imports, opening the app (window, GL, renderer, panel, the scene), the first
+    frame; and the CPU time the process used until then."""
+    if not os.environ.get("DISPLAY"):
+        print("launch: not measured (no display; run under xvfb-run)")
+        return
+    paths = [os.getcwd(), os.environ.get("PYTHONPATH")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+    # a warm launch has Python's bytecode cache too (the untimed launch writes it): without it each
+    # launch compiles every module of the app from source again, most of a second
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    rows: dict[str, list[float]] = {"imports": [], "open": [], "frame": [], "total": [], "cpu": []}
+    warm = True
+    for run in range(runs + 1):
+        start = time.time()
+        out = subprocess.run([sys.executable, "-c", LAUNCH_CHILD, repr(start), scene], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        result = json.loads(out.strip().splitlines()[-1])
+        m = result["marks"]
+        if run == 0:
+            continue  # the untimed launch: it fills numba's cache if it was cold
+        warm &= result["warm"]
+        rows["imports"].append(m["imported"] - m["start"])
+        rows["open"].append(m["opened"] - m["imported"])
+        rows["frame"].append(m["drawn"] - m["opened"])
+        rows["total"].append(m["drawn"] - m["start"])
+        rows["cpu"].append(m["cpu"])
+    med = {name: statistics.median(values) for name, values in rows.items()}
+    print(f"launch: scene {scene!r}, numba cache {'warm' if warm else 'NOT warm'}; medians of {runs} "
+          f"launches, s")
+    print(f"  first frame on the screen {med['total']:.2f} s after the process started (target < 3 s) = "
+          f"interpreter and imports {med['imports']:.2f} + opening the app {med['open']:.2f} + the first "
+          f"frame {med['frame']:.2f}; each launch: {', '.join(f'{t:.2f}' for t in rows['total'])}")
+    print(f"  CPU time of the process until then {med['cpu']:.2f} s (user + system, all its threads: on a "
+          f"loaded machine nearer than the wall time to what an idle one takes)")
 
 
 def main() -> None:
@@ -157,7 +247,13 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=60, help="physics steps before timing")
     parser.add_argument("--size", type=int, nargs=2, default=(1280, 720))
     parser.add_argument("--no-app", action="store_true", help="skip the in-app measurement")
+    parser.add_argument("--launch", type=int, metavar="RUNS", default=0,
+                        help="only measure a warm launch's time to its first frame, over RUNS launches")
+    parser.add_argument("--scene", default="showcase", help="the scene of --launch (default: showcase)")
     args = parser.parse_args()
+    if args.launch:
+        launch(args.launch, args.scene)
+        return
 
     world = pile_world(args.steps)
     contacts = world.contacts

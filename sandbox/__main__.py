@@ -165,6 +165,10 @@ def main(argv: list[str] | None = None) -> int:
             return _say(f"no display to open a window on ({display}); {NO_DISPLAY_HINT}")
         reason = " ".join(str(exc).split())
         return _say(f"cannot open a {args.width}x{args.height} OpenGL 3.3 window: {reason}")
+    except Exception as exc:  # pyglet's X11 layer has its own NoSuchDisplayException class
+        if _no_display(exc):
+            return _say(f"no display to open a window on ({display}); {NO_DISPLAY_HINT}")
+        raise
     for name in args.debug_draw:
         setattr(app.ui.options, name, True)
     try:

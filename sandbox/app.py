@@ -22,8 +22,6 @@ import numpy as np
 import OpenGL.GL as gl
 import pyglet
 from imgui_bundle import imgui, implot
-from imgui_bundle.python_backends.pyglet_backend import PygletProgrammablePipelineRenderer
-from pyglet.window import key
 
 from .i18n import N_, _
 from .render import Renderer, RenderOptions
@@ -31,6 +29,7 @@ from .scenes import DEFAULT_SCENE
 from .session import DEFAULT_DT, FramePacer, SceneSource, Session
 from .ui.compare_window import render_lanes
 from .ui.context import UiContext
+from .ui.imgui_backend import ImGuiBackend
 from .ui.interaction import Interaction
 from .ui.lesson_visuals import LessonVisuals
 from .ui.panel import Panel
@@ -58,18 +57,6 @@ def write_png(path: str | Path, rgb: np.ndarray) -> None:
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
     png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
     Path(path).write_bytes(png + chunk(b"IEND", b""))
-
-
-class _ImGuiBackend(PygletProgrammablePipelineRenderer):
-    """imgui-bundle's pyglet backend, fed events by the ``App`` (so that the app decides who gets the
-    mouse) and timed by the app's own clock instead of ``pyglet.clock.tick``."""
-
-    def __init__(self, window: pyglet.window.Window) -> None:
-        super().__init__(window, attach_callbacks=False)
-        self._window = window
-
-    def process_inputs(self, frame_seconds: float = DEFAULT_DT) -> None:
-        self.io.delta_time = max(frame_seconds, 1e-4)
 
 
 def _style_imgui() -> None:
@@ -153,7 +140,7 @@ class App:
                     merged.merge_mode = True  # used only for glyphs that the fonts before it lack
                     io.fonts.add_font_from_file_ttf(str(fallback), 15.0, merged)
         _style_imgui()
-        self.imgui = _ImGuiBackend(self.window)
+        self.imgui = ImGuiBackend(self.window, self.ctx, DEFAULT_DT)
         fbw, fbh = self.window.get_framebuffer_size()
         self.renderer = Renderer(self.ctx, fbw, fbh)
         self.session = Session()
@@ -167,17 +154,20 @@ class App:
         self.closed = False
         self.frames = 0
         self._gl_error_seen = False
+        self._warm_up_pending = False
         self.window.push_handlers(self)
         self._compile_notice()
         self.ui.load_scene(scene)
 
     # --- start-up -------------------------------------------------------------------------------
     def _compile_notice(self) -> None:
-        """Load the physics kernels; when numba's cache is cold (the first launch after an install or
-        an update), compile them in parallel helper processes (``warmup.py``) while the window says so
-        and shows how far along it is."""
+        """Get the physics kernels ready. With numba's cache warm they are only loaded, and only after the
+        first frame is shown (``run``): the first frame needs none but those its scene's set-up calls,
+        which numba loads as they are called. When the cache is cold (the first launch after an install
+        or an update), compile them now in parallel helper processes (``warmup.py``) while the window
+        says so and shows how far along it is."""
         if cache_is_warm():
-            warm_up()
+            self._warm_up_pending = True
             return
         print("sandbox: compiling physics kernels (first launch only; cached afterwards)...",
               file=sys.stderr, flush=True)
@@ -307,6 +297,7 @@ class App:
     def shortcut(self, symbol: int, modifiers: int) -> None:
         """The keyboard shortcuts listed in the Help section."""
         session, ui = self.session, self.ui
+        key = pyglet.window.key
         if symbol == key.Q and modifiers & key.MOD_CTRL:
             self.closed = True
         elif symbol == key.P:
@@ -355,20 +346,23 @@ class App:
         self._guard(N_("the lesson visuals"), self.visuals.update)
         self.ctx.screen.use()
         self.ctx.clear(*CLEAR_COLOR)
-        render_ms = 0.0
+        render_ms = interp_ms = 0.0
         try:
             if session.compare is not None:  # A/B: one world per lane
                 render_ms = render_lanes(self.renderer, ui, self.interaction.highlight(),
                                          self.window.get_framebuffer_size(), self.visuals.render_extras)
             else:
+                start = time.perf_counter()
                 pos, quat = self.panel.stepper.poses(*session.sim.interpolated())
+                ghosts = session.timeline.ghosts(session.sim.alpha)
+                extras = self.visuals.render_extras(session.world, self.panel.stepper.overlay)
+                interp_ms = 1000.0 * (time.perf_counter() - start)
                 self.renderer.render(session.world, ui.camera, ui.options, self.interaction.highlight(),
-                                     pos=pos, quat=quat, ghosts=session.timeline.ghosts(session.sim.alpha),
-                                     **self.visuals.render_extras(session.world, self.panel.stepper.overlay))
+                                     pos=pos, quat=quat, ghosts=ghosts, **extras)
                 render_ms = self.renderer.last_ms
         except Exception as exc:  # noqa: BLE001
             session.report(N_("drawing the scene"), exc)
-        ui.stats.render_ms = render_ms
+        ui.stats.render_ms, ui.stats.interp_ms = render_ms, interp_ms
         start = time.perf_counter()
         self.ctx.screen.use()
         self._drain_gl_errors()
@@ -378,12 +372,14 @@ class App:
         self.panel.draw()
         self._guard(N_("the lesson visuals"), self.visuals.draw)
         imgui.render()
+        built = time.perf_counter()
         self.imgui.render(imgui.get_draw_data())
+        ui.stats.panel_ms = 1000.0 * (built - start)
         ui.stats.ui_ms = 1000.0 * (time.perf_counter() - start)
 
     def _drain_gl_errors(self) -> None:
-        """Clear a GL error left by the scene pass (reported once on stderr): the ImGui backend checks
-        errors after each GL call and would otherwise raise on the stale one."""
+        """Clear a GL error left by the scene pass (reported once on stderr): the ImGui backend's texture
+        updates (PyOpenGL) check errors after each GL call and would otherwise raise on the stale one."""
         error = self.ctx.error
         if error != "GL_NO_ERROR" and not self._gl_error_seen:
             self._gl_error_seen = True
@@ -456,6 +452,11 @@ class App:
             if screenshot is not None and done == frames:
                 write_png(screenshot, self.read_pixels())
             self.window.flip()
+            if self._warm_up_pending and not self.closed:
+                # the first frame is on the screen: now load every kernel a session may reach, so that
+                # no later first use (a raycast, a grab, a new pair of shapes) stalls a frame
+                self._warm_up_pending = False
+                warm_up()
             if frames is None and not self.window.vsync:
                 # without vsync, do not spin faster than a fast display
                 time.sleep(max(0.0, 1.0 / 240.0 - (time.perf_counter() - now)))

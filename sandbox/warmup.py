@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -123,7 +124,10 @@ def cache_is_warm() -> bool:
         return False
     core = Path(__file__).resolve().parent / "engine" / "core"
     for source in core.glob("*.py"):
-        if "@njit" not in source.read_text(encoding="utf-8"):
+        # only modules with a kernel numba caches on its own: one inlined everywhere (inline="always")
+        # is compiled into its callers and leaves no index, nor does a docstring that names @njit
+        decorators = re.findall(r"^@njit\((.*)\)$", source.read_text(encoding="utf-8"), re.MULTILINE)
+        if not any("cache=True" in args and 'inline="always"' not in args for args in decorators):
             continue
         stem = source.stem
         newest = max((p.stat().st_mtime for p in (core / "__pycache__").glob(f"{stem}.*.nbi")), default=0.0)

@@ -297,3 +297,38 @@ def test_spawn_structures_through_the_public_api():
         spawn.make_shape("cone", 1.0)
     with pytest.raises(ValueError, match="direction"):
         spawn.shoot(w, s, (0, 1, 0), (0, 0, 0))
+
+
+def test_the_panel_energy_cache_follows_the_world_and_skips_an_unchanged_one():
+    from sandbox.ui.panel import EnergyCache
+
+    world = World()
+    two_bodies(world)
+    cache = EnergyCache()
+    assert cache(world) == (world.kinetic_energy(), world.potential_energy())
+    ball = world.bodies[1]
+    ball.linear_velocity = (2.0, 0.0, 0.0)
+    kinetic, _potential = cache(world)
+    assert kinetic == pytest.approx(0.5 * 1.0 * 2.0**2)  # ½·m·v², the ball at rest otherwise
+    calls = []
+    world.kinetic_energy = lambda: calls.append(1) or 0.0  # counts the computations from here on
+    cache(world)
+    assert calls == []  # nothing changed: the last energies are reused
+    ball.position = (0.0, 3.0, 0.0)
+    cache(world)
+    assert calls == [1]
+
+
+def test_the_lesson_windows_live_check_agrees_with_body_alive():
+    from sandbox.ui.lesson import LiveCheck
+
+    world = World()
+    two_bodies(world)
+    bodies = world.bodies
+    check = LiveCheck()
+    assert check(world, bodies) and check(world, []) and all(b.alive for b in bodies)
+    world.remove_body(bodies[2])
+    assert not check(world, bodies) and not all(b.alive for b in bodies)
+    world.add_body(Sphere(0.2), position=(0.0, 2.0, 0.0), mass=1.0)  # reuses the row, a new generation
+    assert not check(world, bodies)
+    assert check(world, bodies[:2])

@@ -70,21 +70,32 @@ class Camera:
         self.yaw = math.remainder(self.yaw, 2.0 * math.pi)
 
     # --- the basis -----------------------------------------------------------------------------
+    # The basis in plain floats: these run several times a frame (the view matrix, each label's
+    # projection), where numpy's per-call overhead on 3-vectors (np.cross above all) would dominate.
+    def _basis(self) -> tuple[tuple[float, float, float], tuple[float, float, float],
+                              tuple[float, float, float]]:
+        """``(right, up, forward)`` as float triples: right = (cos y, 0, −sin y), forward =
+        −(cos p·sin y, sin p, cos p·cos y) for yaw y and pitch p, up = right × forward."""
+        cy, sy = math.cos(self.yaw), math.sin(self.yaw)
+        cp, sp = math.cos(self.pitch), math.sin(self.pitch)
+        fx, fy, fz = -cp * sy, -sp, -cp * cy
+        # (cy, 0, −sy) × (fx, fy, fz)
+        return (cy, 0.0, -sy), (sy * fy, -sy * fx - cy * fz, cy * fy), (fx, fy, fz)
+
     @property
     def forward(self) -> np.ndarray:
         """Unit vector from the eye towards the target."""
-        cp = math.cos(self.pitch)
-        return -np.array([cp * math.sin(self.yaw), math.sin(self.pitch), cp * math.cos(self.yaw)])
+        return np.array(self._basis()[2])
 
     @property
     def right(self) -> np.ndarray:
         """Unit vector to the right of the view, horizontal."""
-        return np.array([math.cos(self.yaw), 0.0, -math.sin(self.yaw)])
+        return np.array(self._basis()[0])
 
     @property
     def up(self) -> np.ndarray:
         """Unit vector up on the screen: right × forward."""
-        return np.cross(self.right, self.forward)
+        return np.array(self._basis()[1])
 
     @property
     def eye(self) -> np.ndarray:
@@ -130,11 +141,15 @@ class Camera:
     # --- matrices ------------------------------------------------------------------------------
     def view_matrix(self) -> np.ndarray:
         """World to eye coordinates (right-handed, the eye looks down -z), (4, 4) float64."""
-        r, u, f, e = self.right, self.up, self.forward, self.eye
-        m = np.eye(4)
-        m[0, :3], m[1, :3], m[2, :3] = r, u, -f
-        m[:3, 3] = -m[:3, :3] @ e
-        return m
+        r, u, f = self._basis()
+        tx, ty, tz = (float(x) for x in self.target)
+        d = self.distance
+        e = (tx - d * f[0], ty - d * f[1], tz - d * f[2])
+
+        def row(a: tuple[float, float, float], sign: float) -> list[float]:
+            return [sign * a[0], sign * a[1], sign * a[2], -sign * (a[0] * e[0] + a[1] * e[1] + a[2] * e[2])]
+
+        return np.array([row(r, 1.0), row(u, 1.0), row(f, -1.0), [0.0, 0.0, 0.0, 1.0]])
 
     def projection_matrix(self, aspect: float) -> np.ndarray:
         """Perspective projection (OpenGL clip space, depth in [-1, 1]) for width/height ``aspect``."""
@@ -166,7 +181,14 @@ class Camera:
         eye give meaningless coordinates (check ``np.dot(point - eye, forward) > 0`` first)."""
         w = positive_float("width", width)
         h = positive_float("height", height)
-        p = np.append(vec("point", point), 1.0)
-        clip = self.projection_matrix(w / h) @ self.view_matrix() @ p
-        x_ndc, y_ndc = clip[0] / clip[3], clip[1] / clip[3]
+        # projection_matrix @ view_matrix applied in floats: eye-space x and y over the depth along forward
+        px, py, pz = (float(x) for x in vec("point", point))
+        r, u, f = self._basis()
+        tx, ty, tz = (float(x) for x in self.target)
+        d = self.distance
+        dx, dy, dz = px - (tx - d * f[0]), py - (ty - d * f[1]), pz - (tz - d * f[2])
+        depth = f[0] * dx + f[1] * dy + f[2] * dz
+        t = 1.0 / math.tan(0.5 * self.fov_y)
+        x_ndc = t / (w / h) * (r[0] * dx + r[1] * dy + r[2] * dz) / depth
+        y_ndc = t * (u[0] * dx + u[1] * dy + u[2] * dz) / depth
         return float(0.5 * (x_ndc + 1.0) * w), float(0.5 * (1.0 - y_ndc) * h)

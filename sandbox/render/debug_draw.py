@@ -178,7 +178,9 @@ def _fill(block: np.ndarray, color: np.ndarray, width: float) -> None:
         row[7] = width
         np.copyto(block, row)
     else:
-        block[:, :, 3:7] = color[:, None, :]
+        # each colour copied as one 16-byte item (see _set_xyz), broadcast over the item's vertices
+        rgba = np.ascontiguousarray(color, dtype=np.float32).view("V16")
+        block[:, :, 3:7].view("V16")[:, :, 0] = rgba
         block[:, :, 7] = width
 
 
@@ -296,8 +298,8 @@ def _sap_lanes(world, axis: int) -> tuple[int, float]:
     coordinate of the first lane, just outside the dynamic bodies."""
     lane_axis = 2 if axis == 0 else 0
     d = world.data
-    rows = np.flatnonzero(d.alive[: d.n] & ~d.static[: d.n])
-    hi = world.broad.aabb_max[rows, lane_axis].max() if len(rows) else 0.0
+    dynamic = d.alive[: d.n] & ~d.static[: d.n]
+    hi = world.broad.aabb_max[: d.n, lane_axis][dynamic].max() if dynamic.any() else 0.0
     return lane_axis, float(hi) + 0.6
 
 

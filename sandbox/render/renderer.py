@@ -183,11 +183,13 @@ def _mat(m: np.ndarray) -> bytes:
 
 def _set(prog: moderngl.Program, name: str, value) -> None:
     """Set a uniform if the compiler kept it (unused uniforms are optimised away)."""
-    if name in prog:
+    # prog.get, not `name in prog`: a Program has no __contains__, so `in` walks all its members
+    uniform = prog.get(name, None)
+    if uniform is not None:
         if isinstance(value, bytes):
-            prog[name].write(value)
+            uniform.write(value)
         else:
-            prog[name].value = value
+            uniform.value = value
 
 
 def _look_at(eye: np.ndarray, target: np.ndarray, up: np.ndarray) -> np.ndarray:
@@ -208,6 +210,11 @@ def _ortho(half: float, near: float, far: float) -> np.ndarray:
     m[2, 2] = -2.0 / (far - near)
     m[2, 3] = -(far + near) / (far - near)
     return m
+
+
+LIGHT_DISTANCE = 500.0  # metres from the origin to the sun's eye
+_LIGHT_VIEW = _look_at(LIGHT_DIR * LIGHT_DISTANCE, np.zeros(3), np.array([0.0, 1.0, 0.0]))
+"""The sun's view along ``LIGHT_DIR`` towards the origin (``_light_matrix`` shifts a copy of it)."""
 
 
 class _InstancedMesh:
@@ -509,37 +516,41 @@ class Renderer:
         live = np.flatnonzero(d.alive[:n]) if rows is None else rows
         kind = d.kind[live]
         hull_id = np.where(kind == HULL, d.params[live, 0], -1.0).astype(np.int64)
-        order = live[np.lexsort((hull_id, kind))]
+        sort = np.lexsort((hull_id, kind))
+        order, kind, hull_id = live[sort], kind[sort], hull_id[sort]
         k = len(order)
         if len(self._table) < k:
             self._table = np.zeros((max(k, 2 * len(self._table)), INSTANCE_FLOATS), np.float32)
         t = self._table[:k]
-        kind = d.kind[order]
         params = d.params[order]
         t[:, 0:3] = pos[order]
         t[:, 3:7] = quat[order]
-        # scale = (sx, sy, sz, half height) as meshes.py describes, chosen per kind without a loop
-        is_round = (kind == SPHERE) | (kind == CAPSULE)
-        t[:, 7:10] = np.where(is_round[:, None], params[:, 0:1],
-                              np.where((kind == HULL)[:, None], 1.0, params[:, 0:3]))
-        t[:, 10] = np.where(kind == CAPSULE, params[:, 1], 0.0)
+        # scale = (sx, sy, sz, half height) as meshes.py describes, set per kind on its run of rows
+        bounds = np.searchsorted(kind, [SPHERE, BOX, CAPSULE, HULL, HULL + 1]).tolist()
+        for kd, scale, half_height in ((SPHERE, params[:, 0:1], 0.0), (BOX, params[:, 0:3], 0.0),
+                                       (CAPSULE, params[:, 0:1], params[:, 1]), (HULL, 1.0, 0.0)):
+            lo, hi = bounds[kd], bounds[kd + 1]
+            if hi > lo:
+                t[lo:hi, 7:10] = scale if np.isscalar(scale) else scale[lo:hi]
+                t[lo:hi, 10] = half_height if np.isscalar(half_height) else half_height[lo:hi]
         static = d.static[order]
-        t[:, 11:14] = np.where(static[:, None], np.float32(STATIC_COLOR), colors[order])
+        t[:, 11:14] = colors[order]
+        t[static, 11:14] = STATIC_COLOR
         if tint is not None:
             weight = np.clip(tint[order, 3:4], 0.0, 1.0)
             t[:, 11:14] += (tint[order, 0:3] - t[:, 11:14]) * weight
         flags = np.where(static, STATIC, np.where(d.awake[order], 0, ASLEEP))
         for index, bit in ((highlight.hovered, HOVERED), (highlight.selected, SELECTED),
                            (highlight.grabbed, GRABBED)):
-            flags[order == index] |= bit
+            if index >= 0:
+                flags[order == index] |= bit
         t[:, 14] = flags
         self._order = order
         draws = []
-        bounds = np.searchsorted(kind, [SPHERE, BOX, CAPSULE, HULL, HULL + 1])
         for kd in (SPHERE, BOX, CAPSULE):
             lo, hi = bounds[kd], bounds[kd + 1]
             draws.append((self._kinds[kd], lo, hi - lo))
-        hull_rows = hull_id[np.lexsort((hull_id, d.kind[live]))][bounds[HULL]:]
+        hull_rows = hull_id[bounds[HULL]:]
         if len(hull_rows):
             ids, first, counts = np.unique(hull_rows, return_index=True, return_counts=True)
             for hid, lo, c in zip(ids.tolist(), first.tolist(), counts.tolist(), strict=True):
@@ -564,11 +575,10 @@ class Renderer:
         half = float(np.clip(0.5 * np.linalg.norm(hi - lo), 2.0, SHADOW_MAX_HALF))
         half = 1.25 ** math.ceil(math.log(half, 1.25))
         texel = 2.0 * half / size
-        distance = 500.0
-        view = _look_at(LIGHT_DIR * distance, np.zeros(3), np.array([0.0, 1.0, 0.0]))
+        view = _LIGHT_VIEW.copy()
         c = view[:3, :3] @ centre
         view[:2, 3] -= np.round(c[:2] / texel) * texel
-        depth = distance - float(LIGHT_DIR @ centre)
+        depth = LIGHT_DISTANCE - float(LIGHT_DIR @ centre)
         reach = 3.0 * half + 50.0
         near, far = depth - reach, depth + reach
         return _ortho(half, near, far) @ view, texel, far - near

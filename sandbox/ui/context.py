@@ -27,11 +27,16 @@ LESSON_WIDTH = 340.0
 class FrameStats:
     """What the app measured over the last frame, for the overlay and the Stats section: frames per
     second (smoothed), the renderer's and the UI's time in milliseconds, and whether the app idles
-    (draws at the low idle rate because nothing moves and the user does nothing)."""
+    (draws at the low idle rate because nothing moves and the user does nothing). ``ui_ms`` is the whole
+    ImGui pass: ``panel_ms``, building the frame's windows (up to ``imgui.render``), then drawing them
+    (the backend's ``timings``). ``interp_ms`` is the work that gives the scene pass its poses: the
+    interpolated bodies, the timeline's ghosts and the lesson visuals' tint and overlay."""
 
     fps: float = 0.0
     render_ms: float = 0.0
     ui_ms: float = 0.0
+    panel_ms: float = 0.0
+    interp_ms: float = 0.0
     idle: bool = False
 
 

@@ -9,6 +9,7 @@ guard, so a bad value or a failing action shows a red message and the rest of th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -33,6 +34,10 @@ from .stepper import Stepper
 from .timeline_window import TimelineWindow
 
 HISTORY = 240
+ENERGY_PERIOD = 0.25
+"""Seconds between two samples of the energy while the Stats section, the only place it shows, is closed:
+its I·ω costs a millisecond or more for a thousand bodies, so the history the section shows when it
+opens is sampled at 4 Hz until then (each sample held over the frames between), every frame while open."""
 DEBUG_TOGGLES = (("shadows", N_("Shadows")), ("grid", N_("Ground grid")),
                  ("outlines", N_("Selection outlines")), ("contacts", N_("Contact points")),
                  ("normals", N_("Contact normals")),
@@ -49,6 +54,13 @@ ADVANCED = (("penalty_hertz", True), ("penalty_damping_ratio", True), ("contact_
             ("linear_slop", False), ("speculative_distance", False), ("warm_starting", False),
             ("friction_rule", False), ("contact_solver", False), ("linear_damping", True),
             ("angular_damping", True))
+# the windows' flags, combined once (an enum's | costs more than the window it sets up)
+OVERLAY_FLAGS = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
+                 | imgui.WindowFlags_.no_focus_on_appearing | imgui.WindowFlags_.no_nav
+                 | imgui.WindowFlags_.no_saved_settings)
+# the panel has an always-visible scrollbar: when the open sections are taller than the window, it shows
+PANEL_FLAGS = (imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
+               | imgui.WindowFlags_.always_vertical_scrollbar)
 RED = imgui.ImVec4(1.0, 0.38, 0.35, 1.0)
 DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
 ACCENT = imgui.ImVec4(0.45, 0.72, 1.0, 1.0)
@@ -110,6 +122,37 @@ def slowdown_note(sim: Simulation) -> str:
     return _("slowed: frames over {ms:.0f} ms count as {ms:.0f} ms").format(ms=1000.0 * MAX_FRAME_SECONDS)
 
 
+class EnergyCache:
+    """A world's kinetic and potential energy (``World.kinetic_energy``, ``potential_energy``), computed
+    again only when what they depend on has changed since the last call (the bodies, their masses,
+    inertia, positions and velocities, gravity): comparing the bytes of those arrays with those of the
+    last call costs tens of microseconds for a thousand bodies, the energies' I·ω a millisecond or more."""
+
+    FIELDS = ("alive", "static", "mass", "gravity_scale", "pos", "vel", "angvel", "inv_inertia")
+
+    def __init__(self) -> None:
+        self._world = None
+        self._state = b""
+        self._energies = (0.0, 0.0)
+
+    def __call__(self, world) -> tuple[float, float]:
+        """(kinetic, potential) in J."""
+        d = world.data
+        state = b"".join([*(getattr(d, name)[: d.n].tobytes() for name in self.FIELDS),
+                          np.asarray(world.gravity, dtype=float).tobytes()])
+        if world is not self._world or state != self._state:
+            self._energies = (world.kinetic_energy(), world.potential_energy())
+            self._world, self._state = world, state
+        return self._energies
+
+
+def _push(history: np.ndarray, value) -> None:
+    """Shift ``history`` one place towards the start along its last axis (dropping the oldest entry) and
+    put ``value`` at the end: a history of the last frames, kept in place."""
+    history[..., :-1] = history[..., 1:]
+    history[..., -1] = value
+
+
 def _row(label: str, value: str) -> None:
     """One label–value row of a two-column table (the label dimmed, the value wrapped in its column)."""
     imgui.table_next_row()
@@ -134,6 +177,11 @@ class Panel:
         self.energy = np.zeros(HISTORY, np.float32)
         self.step_ms = np.zeros(HISTORY, np.float32)
         self.stage_ms = np.zeros((len(STAGES), HISTORY), np.float32)  # per stage, per frame
+        self.kinetic = self.potential = 0.0
+        """The energies (J) of the last sample, those of the ``energy`` history's last entry."""
+        self._energy_at = -np.inf  # perf_counter() of the last energy sample
+        self._energies = EnergyCache()
+        self._stats_open = False  # whether the Stats section was open last frame
         self._saved_gravity = np.array([0.0, -9.81, 0.0])
         self.lesson = LessonWindow(ctx)
         self.event_log = EventLogWindow(ctx)
@@ -174,6 +222,8 @@ class Panel:
             self._guarded(N_("the broad-phase caption"), self._broadphase_caption)
         if self.ctx.show_panel:
             self._panel()
+        else:
+            self._stats_open = False
 
     def _broadphase_caption(self) -> None:
         """Name what the broad-phase drawing shows, in the view beside it (sort and sweep's lanes)."""
@@ -183,17 +233,20 @@ class Panel:
                         span=view_span(self.ctx))
 
     def _record_history(self) -> None:
+        """One entry more in each history (the oldest dropped): the energy (sampled anew every frame
+        while the Stats section is open, every ``ENERGY_PERIOD`` otherwise), the step time and the stages'."""
         world = self.ctx.session.world
-        try:
-            energy = world.kinetic_energy() + world.potential_energy()
-        except Exception:  # noqa: BLE001 - statistics never stop the frame
-            energy = float("nan")
-        self.energy = np.roll(self.energy, -1)
-        self.energy[-1] = energy
-        self.step_ms = np.roll(self.step_ms, -1)
-        self.step_ms[-1] = sum(world.timings.values())
-        self.stage_ms = np.roll(self.stage_ms, -1, axis=1)
-        self.stage_ms[:, -1] = [world.timings.get(stage, 0.0) for stage in STAGES]
+        now = time.perf_counter()
+        if self._stats_open or now - self._energy_at >= ENERGY_PERIOD:
+            self._energy_at = now
+            try:
+                self.kinetic, self.potential = self._energies(world)
+            except Exception:  # noqa: BLE001 - statistics never stop the frame
+                self.kinetic = self.potential = float("nan")
+        _push(self.energy, self.kinetic + self.potential)
+        t = world.timings
+        _push(self.step_ms, sum(t.values()))
+        _push(self.stage_ms, [t.get(stage, 0.0) for stage in STAGES])
 
     def _remember_rect(self) -> None:
         pos, size = imgui.get_window_pos(), imgui.get_window_size()
@@ -209,10 +262,7 @@ class Panel:
         ctx, session, sim = self.ctx, self.ctx.session, self.ctx.session.sim
         imgui.set_next_window_pos(imgui.ImVec2(10, 10))
         imgui.set_next_window_bg_alpha(0.55)
-        flags = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
-                 | imgui.WindowFlags_.no_focus_on_appearing | imgui.WindowFlags_.no_nav
-                 | imgui.WindowFlags_.no_saved_settings)
-        imgui.begin("##status", None, flags)
+        imgui.begin("##status", None, OVERLAY_FLAGS)
         self._remember_rect()
         imgui.text_colored(ACCENT, session.scene_name or _("(no scene)"))
         imgui.same_line()
@@ -225,7 +275,7 @@ class Panel:
             imgui.text_colored(DIM, f"  {sim.time_scale:g}×")
         world = sim.world
         idle = _(" (idle)") if ctx.stats.idle else ""
-        bodies = counted(len(world.bodies), _("body"), _("bodies"))
+        bodies = counted(int(np.count_nonzero(world.data.alive[: world.data.n])), _("body"), _("bodies"))
         imgui.text(_("{bodies}   t = {time:.2f} s   {fps:.0f} FPS{idle}").format(
             bodies=bodies, time=sim.time, fps=ctx.stats.fps, idle=idle))
         imgui.text_colored(DIM, _("step {step:.2f} ms · render {render:.2f} ms").format(
@@ -250,10 +300,7 @@ class Panel:
         w, h = self.ctx.window_size
         imgui.set_next_window_pos(imgui.ImVec2(w - PANEL_WIDTH, 0))
         imgui.set_next_window_size(imgui.ImVec2(PANEL_WIDTH, h))
-        # an always-visible scrollbar: when the open sections are taller than the window, it shows
-        flags = (imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize | imgui.WindowFlags_.no_collapse
-                 | imgui.WindowFlags_.always_vertical_scrollbar)
-        imgui.begin(_("sandbox") + "###panel", None, flags)
+        imgui.begin(_("sandbox") + "###panel", None, PANEL_FLAGS)
         self._remember_rect()
         imgui.push_item_width(PANEL_WIDTH * 0.56)
         self._guarded(N_("the Language box"), self._language)
@@ -269,11 +316,13 @@ class Panel:
                     (N_("Selected body"), 0, self._selected),
                     (N_("Mouse tools"), 0, self._mouse), (N_("Debug draw"), 0, self._debug),
                     (N_("Stats"), 0, self._stats), (N_("Help"), 0, self._help))
+        self._stats_open = False
         for title, header_flags, section in sections:
             if title == "Selected body" and selected is not None and selected != self._selected_before:
                 imgui.set_next_item_open(True)
             # the id after ### is the English title: a section stays open when the language changes
             if imgui.collapsing_header(_(title) + "###" + title, header_flags):
+                self._stats_open |= section == self._stats
                 self._guarded(N_("panel section {title}", title=title), section)
         self._selected_before = selected
         self.overflow = max(0.0, imgui.get_cursor_pos_y() - imgui.get_scroll_y() - h)
@@ -634,7 +683,7 @@ class Panel:
         m = int(contacts.count)
         points = int(contacts.npoints[:m].sum())
         t = world.timings
-        ke, pe = world.kinetic_energy(), world.potential_energy()
+        ke, pe = self.kinetic, self.potential  # sampled this frame (``_record_history``)
         rows = ((_("Bodies"), _("{n}  ({awake} awake, {asleep} asleep, {static} static)").format(
                     n=int(live.sum()), awake=awake, asleep=int(dynamic.sum()) - awake,
                     static=int(static.sum()))),
