@@ -10,6 +10,7 @@ import numpy as np
 from .bodies import Body
 from .core.contact_rows import ND, NF, NI, NV, STRIDE
 from .core.records import Blocks, CachedManifolds, ContactPoints, Manifolds, StoredImpulses
+from .core.threads import available_threads
 
 
 class ContactArrays:
@@ -83,9 +84,11 @@ class ContactSolverData:
         self.prev_lt = np.zeros((1, 3))
         self._spare: tuple | None = None
         self.cw = np.zeros(NF * STRIDE)
-        self.V = np.zeros(NV * STRIDE)  # a block's gathered body velocities and inverse masses
-        self.D = np.zeros(ND * STRIDE)  # a block's displacements since the step began
-        self.Inv = np.zeros(NI * STRIDE)  # a block's inverse inertias and masses, for the Jacobians
+        # a block's lane rows, one set per thread (the solver runs the blocks of a colour side by side)
+        threads = available_threads()
+        self.V = np.zeros(NV * STRIDE * threads)  # a block's gathered body velocities and inverse masses
+        self.D = np.zeros(ND * STRIDE * threads)  # a block's displacements since the step began
+        self.Inv = np.zeros(NI * STRIDE * threads)  # a block's inverse inertias and masses, for the Jacobians
         self.ensure(64, 16, 16)
 
     def ensure(self, points: int, manifolds: int, bodies: int) -> None:
