@@ -58,15 +58,12 @@ from .contact_rows import (
     point_normal_velocity,
     put3,
 )
+from .graph_color import PARALLEL_BLOCKS
 from .impulse import push_pair
 from .layout import pair_key
 from .records import Blocks
 from .soft_constraint import soft_coefficients
 from .vecmath import add, dot, load3, scale, store3, sub
-
-PARALLEL_BLOCKS = 4
-"""The fewest blocks of one colour (of up to ``L`` contacts each) that the solver shares out over the
-threads; a colour with fewer is solved on the calling thread (see ``solve_contacts``)."""
 
 
 class NormalCoefficients(NamedTuple):

@@ -32,7 +32,7 @@ from .vecmath import (
     sub,
 )
 
-PARALLEL_BODIES = 1024
+PARALLEL_BODIES = 512
 """The fewest body rows that the integrators share out over the threads (see ``integrate_velocities``)."""
 
 
