@@ -16,12 +16,14 @@ from functools import cache
 import numpy as np
 import pytest
 
-from sandbox.engine import World
+from sandbox.engine import Sphere, World
+from sandbox.engine.broadphase import BroadPhase
+from sandbox.engine.core.broadphase import PARALLEL_SWEEP
 from sandbox.engine.core.contact_rows import L
 from sandbox.engine.core.graph_color import COLORS, PARALLEL_BLOCKS
 from sandbox.engine.core.integrate import PARALLEL_BODIES
 from sandbox.engine.core.narrowphase import PARALLEL_PAIRS
-from sandbox.engine.core.threads import available_threads
+from sandbox.engine.core.threads import available_threads, use_threads
 from tests.test_determinism import mixed_pile
 
 STEPS = 300
@@ -79,6 +81,28 @@ def test_a_pool_of_one_thread_in_another_process_gives_the_same_state():
     env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert other.stdout.strip() == final_hash(2)
+
+
+@pytest.mark.parametrize("threads", sorted({1, available_threads()}))
+def test_the_parallel_sweep_finds_the_brute_force_pairs(threads):
+    # spheres scattered through a slab: more boxes than PARALLEL_SWEEP, and a fresh broad phase whose
+    # pair array is too small at first, so that a share overflows its region and asks for more rows
+    rng = np.random.default_rng(5)
+    w = World()
+    for p in rng.uniform((-12, 0, -12), (12, 3, 12), (PARALLEL_SWEEP + 300, 3)):
+        w.add_body(Sphere(float(rng.uniform(0.2, 0.6))), position=p, mass=0.0 if p[1] < 0.3 else 1.0)
+    d = w.data
+    margins = np.full(d.n, 0.01)
+    use_threads(threads)
+    try:
+        found = {}
+        for method in ("brute", "sap"):
+            found[method] = BroadPhase(method).update(d.n, d.alive, d.static, d.kind, d.params, d.pos, d.quat,
+                                                      w.hulls.arrays(), margins).copy()
+    finally:
+        use_threads(available_threads())
+    assert len(found["brute"]) > 1000
+    np.testing.assert_array_equal(found["sap"], found["brute"])
 
 
 def test_threads_default_to_the_pool_and_change_nothing_else():

@@ -255,10 +255,11 @@ class World:
 
     @property
     def threads(self) -> int:
-        """How many threads the step's parallel loops use (narrow phase, broad phase, integration; see
-        ``core/threads.py``): from 1 to the size of numba's thread pool (``NUMBA_NUM_THREADS``, the
-        machine's cores by default), which is also the default. The results are bit-identical whatever the
-        count, so it is a property of the machine, not of the scene (scene files do not keep it)."""
+        """How many threads the step's parallel loops use (the broad phase's sweep, the narrow phase, the
+        contact preparation, the solver's colours, the integrators; see ``core/threads.py``): from 1 to
+        the size of numba's thread pool (``NUMBA_NUM_THREADS``, the machine's cores by default), which is
+        also the default. The results are bit-identical whatever the count, so it is a property of the
+        machine, not of the scene (scene files do not keep it)."""
         return self._threads
 
     @threads.setter
@@ -269,6 +270,11 @@ class World:
             raise ValueError(f"threads must be an integer from 1 to {top} (numba's thread pool), "
                              f"got {show(value)}")
         self._threads = int(value)
+
+    @property
+    def max_threads(self) -> int:
+        """The most threads ``threads`` accepts: the size of numba's thread pool."""
+        return available_threads()
 
     @property
     def broadphase(self) -> str:
