@@ -5,15 +5,20 @@ Runs S1 pile 1000, S1 pile 4096 and S3 spheres of ``shared/SCENES.md`` (the peer
 set to each of ``--threads`` (default 1 and 2), the thread counts one after another in one process and
 the whole set ``--repeats`` times, so that a slow spell of a busy machine hits every count alike. Prints,
 per scene and thread count, the median over the repeats of the ms per step (the harness's clock) and of
-each stage's mean ms (``World.timings``), and the speed-up over the first thread count. Every run's final
-``state_hash`` must match the first count's: the engine's results do not depend on the thread count.
+each stage's mean ms (``World.timings``), and the speed-up over the first thread count; the last row,
+``cores``, is the CPU time the process got over the wall time (the cores' worth it had), and the load
+average is printed with each scene: on a machine shared with other programs the parallel runs get less
+than a core per thread. Every run's final ``state_hash`` must match the first count's: the engine's
+results do not depend on the thread count.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
+import time
 
 from bench.ours_peer import Engine
 from bench.peers import PEERS_DIR
@@ -40,21 +45,29 @@ class ThreadedEngine(Engine):
         self.w.threads = self.threads
         self.stage_ms = dict.fromkeys(STAGES, 0.0)
         self.steps = 0
+        self.cpu = self.wall = 0.0
         ThreadedEngine.last = self
 
     def step(self) -> None:
+        c0, t0 = time.process_time(), time.perf_counter()
         self.w.step(DT)
+        self.cpu += time.process_time() - c0
+        self.wall += time.perf_counter() - t0
         for k, v in self.w.timings.items():
             self.stage_ms[k] += v
         self.steps += 1
 
 
 def run(builder, n: int, steps: int, threads: int) -> tuple[float, dict[str, float], str]:
-    """One run of a scene: (ms per step, mean ms per stage, final state hash)."""
+    """One run of a scene: (ms per step, mean ms per stage, final state hash). The stages include
+    ``cores``: the process's CPU time over the wall time of the steps, the cores' worth it got (near the
+    thread count on an idle machine; lower when other programs take the cores)."""
     ThreadedEngine.threads = threads
     result = builder(ThreadedEngine, n, steps, JITTER)
     e = ThreadedEngine.last
-    return result["ms_per_step"], {k: v / e.steps for k, v in e.stage_ms.items()}, e.w.state_hash()
+    stages = {k: v / e.steps for k, v in e.stage_ms.items()}
+    stages["cores"] = e.cpu / max(e.wall, 1e-9)
+    return result["ms_per_step"], stages, e.w.state_hash()
 
 
 def main() -> None:
@@ -70,17 +83,20 @@ def main() -> None:
         k = max(1, round(steps * a.steps))
         per: dict[int, list[tuple[float, dict[str, float]]]] = {t: [] for t in a.threads}
         hashes = set()
+        load = os.getloadavg()[0]
         for _ in range(a.repeats):
             for t in a.threads:
                 ms, stages, h = run(builder, n, k, t)
                 per[t].append((ms, stages))
                 hashes.add(h)
         print(f"\n{label}, {k} steps, median of {a.repeats}; "
-              f"final states {'identical' if len(hashes) == 1 else 'DIFFERENT'} across thread counts")
+              f"final states {'identical' if len(hashes) == 1 else 'DIFFERENT'} across thread counts; "
+              f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after")
         print("| stage | " + " | ".join(f"{t} thr ms" for t in a.threads) + " | speed-up |")
         print("|---|" + "---|" * (len(a.threads) + 1))
         rows = [("step (harness clock)", [statistics.median(ms for ms, _ in per[t]) for t in a.threads])]
-        rows += [(s, [statistics.median(st[s] for _, st in per[t]) for t in a.threads]) for s in STAGES]
+        rows += [(s, [statistics.median(st[s] for _, st in per[t]) for t in a.threads])
+                 for s in (*STAGES, "cores")]
         for name, vals in rows:
             speed = vals[0] / vals[-1] if vals[-1] > 0 else float("nan")
             print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in vals) + f" | {speed:.2f}x |")

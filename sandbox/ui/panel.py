@@ -473,7 +473,7 @@ class Panel:
         # the parallel loops' threads: a property of the machine (World.threads), not of the scene
         top = world.max_threads
         if top > 1:
-            changed, n = imgui.slider_int(_("Threads") + "##threads", world.threads, 1, top)
+            changed, n = imgui.slider_int(_("Threads") + "##threads", world.threads, 1, top, f"%d / {top}")
             if changed:
                 session.set_setting("threads", min(max(n, 1), top))
             imgui.push_text_wrap_pos(0.0)

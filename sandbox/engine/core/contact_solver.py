@@ -362,7 +362,13 @@ def solve_contacts(contacts, bodies, coefficients):
     for bit. A parallel launch costs some 5-15 µs on an idle machine (much more on a busy one, while the
     woken thread waits for a core), and a step makes one per colour and pass (some 10 colours × 18 passes
     with the default 4 sub-steps and 10 iterations), so a colour runs in parallel only when it has at
-    least ``PARALLEL_BLOCKS`` blocks (``colour_chunks``); smaller ones stay on the calling thread."""
+    least ``PARALLEL_BLOCKS`` blocks (``colour_chunks``); smaller ones stay on the calling thread. What it
+    buys: warm start, solve and relax are some 60 % of the step; with two threads on two cores they went
+    from 27.6 to 19.9 ms per step on the S1 pile of 4096 (1.4x; the lanes stream the contact rows from
+    memory, which the two cores share). On the S1 pile of 1000 (some 4 ms of solver per step) fewer
+    colours reach ``PARALLEL_BLOCKS`` blocks; there 2 threads measured 0.8x of one, but on a machine
+    whose other programs took a core, which makes every parallel loop wait: to be measured again on an
+    idle one (``python -m bench.threads`` prints the cores' worth each run got)."""
     T = contacts.table
     # a record made here, not read out of another: numba's parallel loops take only those
     B = Blocks(T.order, T.start, T.lanes, T.slots, T.offset, T.color)

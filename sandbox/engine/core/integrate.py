@@ -79,9 +79,10 @@ def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, 
     implicit midpoint rule (fixed-point iteration, Hairer, Lubich & Wanner, "Geometric Numerical
     Integration", §VI.3); then damping as v ← v / (1 + h·c), which stays stable for any c ≥ 0.
 
-    Each row is its own: with ``PARALLEL_BODIES`` rows or more they run on the threads (``prange``), which
-    saves about half of this stage's 0.1 ms per sub-step on the 4096 bodies of the S1 pile (2 cores);
-    below, the launch (some 10 µs) would cost more than it saves."""
+    Each row is its own: with ``PARALLEL_BODIES`` rows or more they run on the threads (``prange``). What
+    it buys is small: this stage is 2 % of the step (1.0 ms per step, four sub-steps, on the S1 pile of
+    4096), which two threads on two cores took to 0.8 ms; below ``PARALLEL_BODIES`` the launch (some
+    10 µs) would cost more than it saves."""
     lin = 1.0 / (1.0 + h * linear_damping)
     ang = 1.0 / (1.0 + h * angular_damping)
     if n < PARALLEL_BODIES:
@@ -115,8 +116,8 @@ def integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, in
     R·I⁻¹·Rᵀ from the new orientation. ``dpos`` and ``drot`` accumulate the displacement and rotation
     vector since the step began, from which the contact solver measures current separations.
 
-    On the threads (``prange``) from ``PARALLEL_BODIES`` rows, as ``integrate_velocities``: about half of
-    this stage's 0.4 ms per sub-step saved on the S1 pile of 4096 bodies (2 cores)."""
+    On the threads (``prange``) from ``PARALLEL_BODIES`` rows, as ``integrate_velocities``: with two
+    threads on two cores this stage went from 1.7 to 1.1 ms per step on the S1 pile of 4096."""
     if n < PARALLEL_BODIES:
         for i in range(n):
             if moving[i]:
