@@ -98,8 +98,8 @@ def main() -> None:
         rows += [(s, [statistics.median(st[s] for _, st in per[t]) for t in a.threads])
                  for s in (*STAGES, "cores")]
         for name, vals in rows:
-            speed = vals[0] / vals[-1] if vals[-1] > 0 else float("nan")
-            print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in vals) + f" | {speed:.2f}x |")
+            speed = "" if name == "cores" else f"{vals[0] / vals[-1]:.2f}x" if vals[-1] > 0 else "-"
+            print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in vals) + f" | {speed} |")
 
 
 if __name__ == "__main__":
