@@ -10,6 +10,7 @@ import numpy as np
 from .bodies import Body
 from .core.contact_rows import ND, NF, NI, NV, STRIDE
 from .core.records import Blocks, CachedManifolds, ContactPoints, Manifolds, StoredImpulses
+from .core.threads import available_threads
 
 # a step whose work arrays took more than this releases them after it (ContactSolverData.release_scratch)
 SCRATCH_KEPT = 64 * 2**20  # bytes
@@ -91,9 +92,11 @@ class ContactSolverData:
         self.prev_la = np.zeros((1, 3))
         self.prev_ln = np.zeros(1)
         self.prev_lt = np.zeros((1, 3))
-        self.V = np.zeros(NV * STRIDE)  # a block's gathered body velocities and inverse masses
-        self.D = np.zeros(ND * STRIDE)  # a block's displacements since the step began
-        self.Inv = np.zeros(NI * STRIDE)  # a block's inverse inertias and masses, for the Jacobians
+        # a block's lane rows, one set per thread (the solver runs the blocks of a colour side by side)
+        threads = available_threads()
+        self.V = np.zeros(NV * STRIDE * threads)  # a block's gathered body velocities and inverse masses
+        self.D = np.zeros(ND * STRIDE * threads)  # a block's displacements since the step began
+        self.Inv = np.zeros(NI * STRIDE * threads)  # a block's inverse inertias and masses, for the Jacobians
         self.release_scratch()
 
     def release_scratch(self) -> None:

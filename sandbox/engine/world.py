@@ -32,6 +32,7 @@ from .core.ccd import speculative_margins
 from .core.contact_solver import store_impulses
 from .core.narrowphase import collide_pairs
 from .core.records import SUBSTEP_STAGES, BodyState, Grabs, Joints, SolverContacts, StepSettings
+from .core.threads import available_threads, use_threads
 from .settings import MAX_DT, SETTINGS, SettingAttribute
 from .shapes import ConvexHull, HullTable, Shape
 from .snapshot import Snapshot
@@ -188,6 +189,7 @@ class World:
         # checked on assignment by the properties below
         for setting in SETTINGS.values():
             setattr(self, setting.name, setting.default)
+        self._threads = available_threads()  # all of numba's threads (see the threads property)
         self.cached_manifolds = 0  # how many of the last step's manifolds came from the cache
         self._manifold_source = np.full(1, -1, np.int64)  # per manifold: its cache row, or -1 (collided)
         self._tracing: list[str] | None = None  # the solver pass labels while step_traced runs
@@ -250,6 +252,29 @@ class World:
         self._solver.forget()
         self._manifold_cache.forget()
         self.wake_all()
+
+    @property
+    def threads(self) -> int:
+        """How many threads the step's parallel loops use (the broad phase's sweep, the narrow phase, the
+        contact preparation, the solver's colours, the integrators; see ``core/threads.py``): from 1 to
+        the size of numba's thread pool (``NUMBA_NUM_THREADS``, the machine's cores by default), which is
+        also the default. The results are bit-identical whatever the count, so it is a property of the
+        machine, not of the scene (scene files do not keep it)."""
+        return self._threads
+
+    @threads.setter
+    def threads(self, value: int) -> None:
+        top = available_threads()
+        if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) \
+                or not 1 <= value <= top:
+            raise ValueError(f"threads must be an integer from 1 to {top} (numba's thread pool), "
+                             f"got {show(value)}")
+        self._threads = int(value)
+
+    @property
+    def max_threads(self) -> int:
+        """The most threads ``threads`` accepts: the size of numba's thread pool."""
+        return available_threads()
 
     @property
     def broadphase(self) -> str:
@@ -555,6 +580,7 @@ class World:
         # the last step's begin events are this step's to replace and nothing reads them during it: not
         # kept through it (a pile's first step begins every pair, 88 bytes each)
         self._begin_data, self._events_cache = self._no_begins, None
+        use_threads(self._threads)
         clock = time.perf_counter
         t0 = clock()
         margins = self._margins(n, dt)

@@ -519,6 +519,16 @@ class Panel:
             imgui.push_text_wrap_pos(0.0)
             imgui.text_colored(DIM, _(s.help))
             imgui.pop_text_wrap_pos()
+        # the parallel loops' threads: a property of the machine (World.threads), not of the scene
+        top = world.max_threads
+        if top > 1:
+            changed, n = imgui.slider_int(_("Threads") + "##threads", world.threads, 1, top, f"%d / {top}")
+            if changed:
+                session.set_setting("threads", min(max(n, 1), top))
+            imgui.push_text_wrap_pos(0.0)
+            imgui.text_colored(DIM, _("threads the step's parallel loops run on; the results are the same "
+                                      "bit for bit whatever the number"))
+            imgui.pop_text_wrap_pos()
 
     @staticmethod
     def _material_sliders(settings: spawn.SpawnSettings, suffix: str) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from numba import njit
+from numba import njit, prange
 
 from .contact_rows import (
     APPROACH,
@@ -40,7 +40,9 @@ from .contact_rows import (
     MASS_T1,
     MASS_T2,
     MU,
+    ND,
     NF,
+    NV,
     SEP0,
     STRIDE,
     T1,
@@ -56,8 +58,10 @@ from .contact_rows import (
     point_normal_velocity,
     put3,
 )
+from .graph_color import PARALLEL_BLOCKS
 from .impulse import push_pair
 from .layout import pair_key
+from .records import Blocks
 from .soft_constraint import soft_coefficients
 from .vecmath import add, dot, load3, scale, store3, sub
 
@@ -160,18 +164,70 @@ def warm_start_lanes(nl, cw, base, V):
 
 
 @njit(cache=True)
+def colour_end(blocks, blk, wide):
+    """The end of the run of blocks that share block ``blk``'s colour (the coloured blocks come in colour
+    order, ``graph_color.color_contacts``), at most ``wide``."""
+    order, start, color = blocks.order, blocks.start, blocks.color
+    c = color[order[start[blk]]]
+    end = blk + 1
+    while end < wide and color[order[start[end]]] == c:
+        end += 1
+    return end
+
+
+@njit(cache=True)
+def colour_chunks(count, V):
+    """How many shares the ``count`` blocks of a colour are cut into: one per set of lane rows in ``V``
+    (one set per thread of numba's pool, see ``contacts.ContactSolverData``), at most one per block, when
+    the colour has at least ``PARALLEL_BLOCKS`` blocks; else 1 (solved on the calling thread, with no
+    parallel launch). The pool's size, not the threads in use: ``numba.get_num_threads()`` in compiled
+    code would keep the kernel out of the cache, and a thread in use takes several shares."""
+    if count < PARALLEL_BLOCKS:
+        return 1
+    return min(count, len(V) // (NV * STRIDE))
+
+
+@njit(cache=True)
+def warm_start_block(blk, B, cw, mb_a, mb_b, bodies, V):
+    """The warm start of block ``blk`` (see ``warm_start``) of the blocks ``B``, with ``V`` as its lane
+    rows. (The solver's arrays come one by one, not as the nested ``SolverContacts``: a parallel loop's
+    body can take flat records only.)"""
+    gather_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.vel, bodies.angvel, bodies.inv_mass, V)
+    for p in range(B.slots[blk]):
+        warm_start_lanes(B.lanes[blk], cw, B.offset[blk] + p * NF * STRIDE, V)
+    scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.vel, bodies.angvel, V)
+
+
+@njit(cache=True, parallel=True)
 def warm_start(contacts, bodies):
     """Apply the accumulated impulses again (Catto 2005) to the coloured blocks of ``contacts`` (a
     ``SolverContacts``): the solver starts from last sub-step's answer, which is what makes stacks
-    converge with few iterations."""
-    B, cw, V = contacts.table, contacts.pts.cw, contacts.V
-    mb_a, mb_b = contacts.body_a, contacts.body_b
-    vel, angvel, inv_mass, moving = bodies.vel, bodies.angvel, bodies.inv_mass, bodies.moving
-    for blk in range(contacts.wide_blocks):
-        gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
-        for p in range(B.slots[blk]):
-            warm_start_lanes(B.lanes[blk], cw, B.offset[blk] + p * NF * STRIDE, V)
-        scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
+    converge with few iterations.
+
+    Colour by colour; the blocks of a colour share no moving body, so they run on the threads side by
+    side (``prange``, ``colour_chunks``), each thread with its own lane rows (``V`` holds a set per
+    thread) and writing only its blocks' bodies and points: the result is the serial one, bit for bit.
+    What the ``prange`` buys, and the rule for ``PARALLEL_BLOCKS``: see ``solve_contacts``."""
+    T = contacts.table
+    # a record made here, not read out of another: numba's parallel loops take only those
+    B = Blocks(T.order, T.start, T.lanes, T.slots, T.offset, T.color)
+    cw, V, mb_a, mb_b = contacts.pts.cw, contacts.V, contacts.body_a, contacts.body_b
+    wide = contacts.wide_blocks
+    blk = 0
+    while blk < wide:
+        end = colour_end(B, blk, wide)
+        chunks = colour_chunks(end - blk, V)
+        if chunks == 1:
+            for b in range(blk, end):
+                warm_start_block(b, B, cw, mb_a, mb_b, bodies, V)
+        else:
+            for t in prange(chunks):
+                # thread t takes every chunks-th block: point counts fall along a colour, so this shares
+                # them out evenly
+                Vt = V[t * NV * STRIDE:(t + 1) * NV * STRIDE]
+                for b in range(blk + t, end, chunks):
+                    warm_start_block(b, B, cw, mb_a, mb_b, bodies, Vt)
+        blk = end
 
 
 @njit(cache=True)
@@ -257,6 +313,33 @@ def normal_lanes(nl, cw, base, V, D, coefficients):
 
 
 @njit(cache=True)
+def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
+    """One pass of ``solve_contacts`` over block ``blk`` of the blocks ``B``, with ``V`` and ``D`` as its
+    lane rows (the arrays come one by one, as in ``warm_start_block``)."""
+    order, blk_start, blk_lanes, blk_slots, blk_off = B.order, B.start, B.lanes, B.slots, B.offset
+    dpos, drot, vel, angvel = bodies.dpos, bodies.drot, bodies.vel, bodies.angvel
+    inv_mass, moving = bodies.inv_mass, bodies.moving
+    gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
+    s = blk_start[blk]
+    for j in range(blk_lanes[blk]):
+        i = order[s + j]
+        a = mb_a[i]
+        b = mb_b[i]
+        put3(D, 0, DX, j, sub(load3(dpos, b), load3(dpos, a)))
+        put3(D, 0, DRA, j, load3(drot, a))
+        put3(D, 0, DRB, j, load3(drot, b))
+    for p in range(blk_slots[blk]):
+        base = blk_off[blk] + p * NF * STRIDE
+        # each lane: friction first, then the normal (two loops, each short enough for the processor
+        # to overlap the independent lanes). The relax pass solves friction too (Box2D v3): its
+        # normal impulses are the final ones, and friction clamped by them is what makes a spinning
+        # box slow down at Coulomb's rate (with friction only in the biased passes, 2-5 % slower)
+        friction_lanes(blk_lanes[blk], cw, base, V)
+        normal_lanes(blk_lanes[blk], cw, base, V, D, coefficients)
+    scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
+
+
+@njit(cache=True, parallel=True)
 def solve_contacts(contacts, bodies, coefficients):
     """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant, block by
     block (see the module's docstring).
@@ -271,31 +354,40 @@ def solve_contacts(contacts, bodies, coefficients):
     would close the gap within the sub-step (v_n ≥ −s/h); an overlap gets a soft bias (a spring of
     contact hertz, pushing at most the max push velocity) given by ``coefficients`` (see
     ``normal_coefficients``); with the relax pass's coefficients there is no bias. The accumulated normal
-    impulse is clamped at ≥ 0. Covers the coloured blocks; the overflow is the reference solver's."""
-    B, cw, V, D = contacts.table, contacts.pts.cw, contacts.V, contacts.D
-    order, blk_start, blk_lanes, blk_slots, blk_off = B.order, B.start, B.lanes, B.slots, B.offset
-    mb_a, mb_b = contacts.body_a, contacts.body_b
-    dpos, drot, vel, angvel = bodies.dpos, bodies.drot, bodies.vel, bodies.angvel
-    inv_mass, moving = bodies.inv_mass, bodies.moving
-    for blk in range(contacts.wide_blocks):
-        gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
-        s = blk_start[blk]
-        for j in range(blk_lanes[blk]):
-            i = order[s + j]
-            a = mb_a[i]
-            b = mb_b[i]
-            put3(D, 0, DX, j, sub(load3(dpos, b), load3(dpos, a)))
-            put3(D, 0, DRA, j, load3(drot, a))
-            put3(D, 0, DRB, j, load3(drot, b))
-        for p in range(blk_slots[blk]):
-            base = blk_off[blk] + p * NF * STRIDE
-            # each lane: friction first, then the normal (two loops, each short enough for the processor
-            # to overlap the independent lanes). The relax pass solves friction too (Box2D v3): its
-            # normal impulses are the final ones, and friction clamped by them is what makes a spinning
-            # box slow down at Coulomb's rate (with friction only in the biased passes, 2-5 % slower)
-            friction_lanes(blk_lanes[blk], cw, base, V)
-            normal_lanes(blk_lanes[blk], cw, base, V, D, coefficients)
-        scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
+    impulse is clamped at ≥ 0. Covers the coloured blocks; the overflow is the reference solver's.
+
+    **Threads.** Colour by colour, the blocks of a colour side by side on the threads (``prange``): they
+    share no moving body, so each thread gathers, solves and scatters its own blocks' bodies and points
+    with its own lane rows (``V`` and ``D`` hold a set per thread), and the result is the serial one, bit
+    for bit. A parallel launch costs some 5-15 µs on an idle machine (much more on a busy one, while the
+    woken thread waits for a core), and a step makes one per colour and pass (some 10 colours × 18 passes
+    with the default 4 sub-steps and 10 iterations), so a colour runs in parallel only when it has at
+    least ``PARALLEL_BLOCKS`` blocks (``colour_chunks``); smaller ones stay on the calling thread. What it
+    buys: warm start, solve and relax are some 60 % of the step; with two threads on two cores they went
+    from 27.6 to 19.9 ms per step on the S1 pile of 4096 (1.4x; the lanes stream the contact rows from
+    memory, which the two cores share). On the S1 pile of 1000 (some 4 ms of solver per step) fewer
+    colours reach ``PARALLEL_BLOCKS`` blocks; there 2 threads measured 0.8x of one, but on a machine
+    whose other programs took a core, which makes every parallel loop wait: to be measured again on an
+    idle one (``python -m bench.threads`` prints the cores' worth each run got)."""
+    T = contacts.table
+    # a record made here, not read out of another: numba's parallel loops take only those
+    B = Blocks(T.order, T.start, T.lanes, T.slots, T.offset, T.color)
+    cw, V, D, mb_a, mb_b = contacts.pts.cw, contacts.V, contacts.D, contacts.body_a, contacts.body_b
+    wide = contacts.wide_blocks
+    blk = 0
+    while blk < wide:
+        end = colour_end(B, blk, wide)
+        chunks = colour_chunks(end - blk, V)
+        if chunks == 1:
+            for b in range(blk, end):
+                solve_block(b, B, cw, mb_a, mb_b, bodies, coefficients, V, D)
+        else:
+            for t in prange(chunks):
+                Vt = V[t * NV * STRIDE:(t + 1) * NV * STRIDE]
+                Dt = D[t * ND * STRIDE:(t + 1) * ND * STRIDE]
+                for b in range(blk + t, end, chunks):
+                    solve_block(b, B, cw, mb_a, mb_b, bodies, coefficients, Vt, Dt)
+        blk = end
 
 
 @njit(cache=True)

@@ -1,0 +1,106 @@
+"""Milliseconds per step, stage by stage, with one thread and with more: ``python -m bench.threads``.
+
+Runs S1 pile 1000, S1 pile 4096 and S3 spheres of ``shared/SCENES.md`` (the peers' scene builders, through
+``bench.ours_peer``'s engine, so the scenes are exactly those of ``bench.scenes``) with ``World.threads``
+set to each of ``--threads`` (default 1 and 2), the thread counts one after another in one process and
+the whole set ``--repeats`` times, so that a slow spell of a busy machine hits every count alike. Prints,
+per scene and thread count, the median over the repeats of the ms per step (the harness's clock) and of
+each stage's mean ms (``World.timings``), and the speed-up over the first thread count; the last row,
+``cores``, is the CPU time the process got over the wall time (the cores' worth it had), and the load
+average is printed with each scene: on a machine shared with other programs the parallel runs get less
+than a core per thread. Every run's final ``state_hash`` must match the first count's: the engine's
+results do not depend on the thread count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+from bench.ours_peer import Engine
+from bench.peers import PEERS_DIR
+from sandbox.engine.world import STAGES
+
+sys.path.insert(0, str(PEERS_DIR))
+from common import DT, JITTER, s1_pile, s3_spheres  # noqa: E402  (the harness lives outside the package)
+
+RUNS = [  # (label, builder, n, steps)
+    ("S1 pile 1000", s1_pile, 1000, 600),
+    ("S1 pile 4096", s1_pile, 4096, 300),
+    ("S3 spheres", s3_spheres, 4000, 600),
+]
+
+
+class ThreadedEngine(Engine):
+    """``bench.ours_peer``'s engine with ``World.threads`` set, summing ``World.timings`` over the steps."""
+
+    threads = 1
+    last: ThreadedEngine | None = None
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.w.threads = self.threads
+        self.stage_ms = dict.fromkeys(STAGES, 0.0)
+        self.steps = 0
+        self.cpu = self.wall = 0.0
+        ThreadedEngine.last = self
+
+    def step(self) -> None:
+        c0, t0 = time.process_time(), time.perf_counter()
+        self.w.step(DT)
+        self.cpu += time.process_time() - c0
+        self.wall += time.perf_counter() - t0
+        for k, v in self.w.timings.items():
+            self.stage_ms[k] += v
+        self.steps += 1
+
+
+def run(builder, n: int, steps: int, threads: int) -> tuple[float, dict[str, float], str]:
+    """One run of a scene: (ms per step, mean ms per stage, final state hash). The stages include
+    ``cores``: the process's CPU time over the wall time of the steps, the cores' worth it got (near the
+    thread count on an idle machine; lower when other programs take the cores)."""
+    ThreadedEngine.threads = threads
+    result = builder(ThreadedEngine, n, steps, JITTER)
+    e = ThreadedEngine.last
+    stages = {k: v / e.steps for k, v in e.stage_ms.items()}
+    stages["cores"] = e.cpu / max(e.wall, 1e-9)
+    return result["ms_per_step"], stages, e.w.state_hash()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--only", nargs="+", help="scene labels' first words, e.g. S1 or S3")
+    ap.add_argument("--steps", type=float, default=1.0, help="fraction of each scene's steps to run")
+    a = ap.parse_args()
+    for label, builder, n, steps in RUNS:
+        if a.only and label.split()[0] not in a.only:
+            continue
+        k = max(1, round(steps * a.steps))
+        per: dict[int, list[tuple[float, dict[str, float]]]] = {t: [] for t in a.threads}
+        hashes = set()
+        load = os.getloadavg()[0]
+        for _ in range(a.repeats):
+            for t in a.threads:
+                ms, stages, h = run(builder, n, k, t)
+                per[t].append((ms, stages))
+                hashes.add(h)
+        print(f"\n{label}, {k} steps, median of {a.repeats}; "
+              f"final states {'identical' if len(hashes) == 1 else 'DIFFERENT'} across thread counts; "
+              f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after")
+        print("| stage | " + " | ".join(f"{t} thr ms" for t in a.threads) + " | speed-up |")
+        print("|---|" + "---|" * (len(a.threads) + 1))
+        rows = [("step (harness clock)", [statistics.median(ms for ms, _ in per[t]) for t in a.threads])]
+        rows += [(s, [statistics.median(st[s] for _, st in per[t]) for t in a.threads])
+                 for s in (*STAGES, "cores")]
+        for name, vals in rows:
+            speed = "" if name == "cores" else f"{vals[0] / vals[-1]:.2f}x" if vals[-1] > 0 else "-"
+            print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in vals) + f" | {speed} |")
+
+
+if __name__ == "__main__":
+    main()

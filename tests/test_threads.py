@@ -1,0 +1,123 @@
+"""Threads: the step's parallel loops (``World.threads``) give the same state bit for bit whatever the
+number of threads, since every parallel iteration writes only its own slots (the narrow phase's pairs,
+the solver's blocks of one colour, the contact preparation's blocks, the integrators' bodies).
+
+The scene is large enough that every parallel loop takes its parallel path (``test_scene_takes_the_
+parallel_paths`` checks the thresholds), and mixes every shape kind with a joint.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from functools import cache
+
+import numpy as np
+import pytest
+
+from sandbox.engine import Sphere, World
+from sandbox.engine.broadphase import BroadPhase
+from sandbox.engine.core.broadphase import PARALLEL_SWEEP
+from sandbox.engine.core.contact_rows import L
+from sandbox.engine.core.graph_color import COLORS, PARALLEL_BLOCKS
+from sandbox.engine.core.integrate import PARALLEL_BODIES
+from sandbox.engine.core.narrowphase import PARALLEL_PAIRS
+from sandbox.engine.core.threads import available_threads, use_threads
+from tests.test_determinism import mixed_pile
+
+STEPS = 300
+BODIES = 600
+
+
+def mixed_scene(world: World) -> None:
+    """``BODIES`` bodies of every kind in a pile (``test_determinism.mixed_pile``), two of them joined by
+    a rod."""
+    mixed_pile(world, BODIES)
+    a, b = world.bodies[1], world.bodies[9]  # two spheres of the bottom layer, diagonal neighbours
+    world.add_distance_joint(a, b)
+
+
+def build(threads: int) -> World:
+    w = World()
+    w.threads = threads
+    mixed_scene(w)
+    return w
+
+
+@cache
+def final_hash(threads: int) -> str:
+    """The state hash after ``STEPS`` steps of the mixed scene with ``threads`` threads."""
+    w = build(threads)
+    for _ in range(STEPS):
+        w.step(1.0 / 60.0)
+    return w.state_hash()
+
+
+needs_two = pytest.mark.skipif(available_threads() < 2, reason="numba's thread pool has one thread")
+
+
+def test_scene_takes_the_parallel_paths():
+    w = build(available_threads())
+    for _ in range(60):
+        w.step(1.0 / 60.0)
+    colour = w._solver.color[: w.contacts.count]
+    per_colour = np.bincount(colour[(colour >= 0) & (colour < COLORS)])
+    assert w.data.n >= PARALLEL_BODIES
+    assert len(w.pairs) >= PARALLEL_PAIRS
+    assert (per_colour + L - 1).max() // L >= PARALLEL_BLOCKS  # a colour of that many blocks of L lanes
+    assert w.joints
+
+
+@needs_two
+def test_one_and_two_threads_give_the_same_state():
+    assert final_hash(1) == final_hash(2)
+
+
+@needs_two
+def test_a_pool_of_one_thread_in_another_process_gives_the_same_state():
+    # NUMBA_NUM_THREADS=1: every parallel loop takes one share, the plainest serial run there is
+    code = "from tests.test_threads import final_hash; print(final_hash(1))"
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert other.stdout.strip() == final_hash(2)
+
+
+@pytest.mark.parametrize("threads", sorted({1, available_threads()}))
+def test_the_parallel_sweep_finds_the_brute_force_pairs(threads):
+    # spheres scattered through a slab: more boxes than PARALLEL_SWEEP, and a fresh broad phase whose
+    # pair array is too small at first, so that a share overflows its region and asks for more rows
+    rng = np.random.default_rng(5)
+    w = World()
+    for p in rng.uniform((-12, 0, -12), (12, 3, 12), (PARALLEL_SWEEP + 300, 3)):
+        w.add_body(Sphere(float(rng.uniform(0.2, 0.6))), position=p, mass=0.0 if p[1] < 0.3 else 1.0)
+    d = w.data
+    margins = np.full(d.n, 0.01)
+    use_threads(threads)
+    try:
+        found = {}
+        for method in ("brute", "sap"):
+            found[method] = BroadPhase(method).update(d.n, d.alive, d.static, d.kind, d.params, d.pos, d.quat,
+                                                      w.hulls.arrays(), margins).copy()
+    finally:
+        use_threads(available_threads())
+    assert len(found["brute"]) > 1000
+    np.testing.assert_array_equal(found["sap"], found["brute"])
+
+
+def test_threads_default_to_the_pool_and_change_nothing_else():
+    w = World()
+    assert w.threads == available_threads()
+    w.threads = 1
+    assert w.threads == 1
+    w.threads = np.int64(available_threads())
+    assert w.threads == available_threads() and isinstance(w.threads, int)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.0, True, "2", None, available_threads() + 1])
+def test_bad_thread_counts_are_refused_by_name(bad):
+    w = World()
+    with pytest.raises(ValueError, match="threads must be an integer from 1 to") as err:
+        w.threads = bad
+    assert repr(bad) in str(err.value)
+    assert w.threads == available_threads()
