@@ -235,42 +235,6 @@ def test_the_lane_camera_picks_exactly_what_it_projects():
     np.testing.assert_allclose(origin + t * direction, point, atol=1e-9)
 
 
-def _gl():
-    moderngl = pytest.importorskip("moderngl")
-    for kwargs in ({"backend": "egl"}, {}):
-        try:
-            return moderngl.create_context(standalone=True, **kwargs)
-        except Exception:  # noqa: BLE001 - try every backend
-            continue
-    pytest.skip("no OpenGL context")
-
-
-@pytest.mark.parametrize("msaa", [0, 4])
-def test_the_renderer_draws_inside_its_region_only(msaa):
-    from sandbox.render import Camera, Highlight, Renderer, RenderOptions
-
-    ctx = _gl()
-    w, h = 160, 120
-    fbo = ctx.framebuffer([ctx.renderbuffer((w, h), 4)], ctx.depth_renderbuffer((w, h)))
-    renderer = Renderer(ctx, w, h)
-    world = World()
-    world.add_body(Box((50, 0.5, 50)), position=(0, -0.5, 0), mass=0)
-    world.add_body(Sphere(0.5), position=(0, 0.5, 0))
-    fbo.use()
-    fbo.clear(1.0, 0.0, 1.0, 1.0)
-    renderer.render(world, Camera(target=(0, 0.5, 0), distance=6.0), RenderOptions(msaa=msaa), Highlight(),
-                    region=(0, 0, w, h // 2))
-    img = np.frombuffer(fbo.read(components=3), np.uint8).reshape(h, w, 3)  # row 0 at the bottom
-    magenta = (img == (255, 0, 255)).all(axis=2)
-    assert magenta[h // 2:].all()  # the upper half kept what was there
-    assert not magenta[:h // 2].any()  # the lower half drawn
-    with pytest.raises(ValueError, match="region"):
-        renderer.render(world, Camera(), RenderOptions(), Highlight(), region=(0, 0, 0, 10))
-    renderer.release()
-    fbo.release()
-    ctx.release()
-
-
 # --- in the app -------------------------------------------------------------------------------------
 
 

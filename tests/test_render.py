@@ -290,3 +290,28 @@ def test_contact_normals_are_drawn_over_the_contact_dots(gl):
                 centre = (slice(int(py) - 1, int(py) + 2), slice(int(px) - 1, int(px) + 2))
                 over += bool(yellow(both[centre]).any()) and not yellow(dots[centre]).any()
     assert over >= 2  # the yellow shaft shows on top of the red dot where the arrow starts
+
+
+# A/B lanes draw each world into its own region of the window (sandbox/ui/compare_window.py)
+@pytest.mark.parametrize("msaa", [0, 4])
+def test_the_renderer_draws_inside_its_region_only(msaa):
+    ctx = _context()
+    w, h = 160, 120
+    fbo = ctx.framebuffer([ctx.renderbuffer((w, h), 4)], ctx.depth_renderbuffer((w, h)))
+    renderer = Renderer(ctx, w, h)
+    world = World()
+    world.add_body(Box((50, 0.5, 50)), position=(0, -0.5, 0), mass=0)
+    world.add_body(Sphere(0.5), position=(0, 0.5, 0))
+    fbo.use()
+    fbo.clear(1.0, 0.0, 1.0, 1.0)
+    renderer.render(world, Camera(target=(0, 0.5, 0), distance=6.0), RenderOptions(msaa=msaa), Highlight(),
+                    region=(0, 0, w, h // 2))
+    img = np.frombuffer(fbo.read(components=3), np.uint8).reshape(h, w, 3)  # row 0 at the bottom
+    magenta = (img == (255, 0, 255)).all(axis=2)
+    assert magenta[h // 2:].all()  # the upper half kept what was there
+    assert not magenta[:h // 2].any()  # the lower half drawn
+    with pytest.raises(ValueError, match="region"):
+        renderer.render(world, Camera(), RenderOptions(), Highlight(), region=(0, 0, 0, 10))
+    renderer.release()
+    fbo.release()
+    ctx.release()

@@ -56,7 +56,7 @@ Rect = tuple[float, float, float, float]
 class LaneCamera(Camera):
     """A ``Camera`` whose picture is moved up by ``shift`` (in normalised device units: 2 is the
     window's height) with an off-axis projection, as a shift lens moves a photograph without turning the
-    camera. ``projection_matrix`` (hence ``project``) and ``ray`` agree, so picking stays exact."""
+    camera. ``projection_matrix``, ``project`` and ``ray`` agree, so picking stays exact."""
 
     def __init__(self, *args, shift: float = 0.0, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -81,6 +81,12 @@ class LaneCamera(Camera):
         """The ray through window pixel ``(px, py)``: that of the unshifted camera at the pixel
         ``shift · height / 2`` lower."""
         return super().ray(px, py + 0.5 * self.shift * height, width, height)
+
+    def project(self, point, width: float, height: float) -> tuple[float, float]:
+        """Window pixel of world ``point``: the unshifted camera's, ``shift · height / 2`` higher (the
+        inverse of ``ray``; ``Camera.project`` works in floats, not through ``projection_matrix``)."""
+        px, py = super().project(point, width, height)
+        return px, py - 0.5 * self.shift * height
 
 
 def free_columns(ctx: UiContext) -> tuple[float, float]:
