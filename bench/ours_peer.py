@@ -46,7 +46,7 @@ class Engine:
         "restitution_combine": "product",
         "ccd": "speculative contacts with a margin of the step's travel",
         "ground": "static box 400 x 1 x 400 m, top at height 0",
-        "threads": "1 (numba kernels, no parallel loops)",
+        "threads": "1 (bench.peers sets NUMBA_NUM_THREADS=1: the parallel loops run on one thread)",
     }
 
     @staticmethod

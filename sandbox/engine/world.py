@@ -256,7 +256,7 @@ class World:
     @property
     def threads(self) -> int:
         """How many threads the step's parallel loops use (the broad phase's sweep, the narrow phase, the
-        contact preparation, the solver's colours, the integrators; see ``core/threads.py``): from 1 to
+        contact preparation, the solver's colours; see ``core/threads.py``): from 1 to
         the size of numba's thread pool (``NUMBA_NUM_THREADS``, the machine's cores by default), which is
         also the default. The results are bit-identical whatever the count, so it is a property of the
         machine, not of the scene (scene files do not keep it)."""

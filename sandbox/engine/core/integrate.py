@@ -9,7 +9,7 @@ exactly (quadratic invariants), so a spinning body neither speeds up nor slows d
 
 from __future__ import annotations
 
-from numba import njit, prange
+from numba import njit
 
 from .vecmath import (
     add,
@@ -32,9 +32,6 @@ from .vecmath import (
     sub,
 )
 
-PARALLEL_BODIES = 512
-"""The fewest body rows that the integrators share out over the threads (see ``integrate_velocities``)."""
-
 
 @njit(cache=True)
 def is_isotropic(m):
@@ -44,33 +41,6 @@ def is_isotropic(m):
 
 
 @njit(cache=True)
-def velocity_step(i, vel, angvel, quat, force, torque, inv_mass, inv_inertia_local, gravity_scale, gravity, h,
-                  lin, ang):
-    """``integrate_velocities`` for row ``i``, with the damping factors ``lin`` and ``ang``."""
-    v = load3(vel, i)
-    v = mad(v, gravity, h * gravity_scale[i])
-    v = mad(v, load3(force, i), h * inv_mass[i])
-    store3(vel, i, scale(v, lin))
-
-    inv_i = load_mat(inv_inertia_local, i)
-    if is_isotropic(inv_i):
-        # a ball or a cube: Iω ∥ ω, so the gyroscopic term vanishes and the world frame will do
-        w = mad(load3(angvel, i), load3(torque, i), h * inv_i[0])
-        store3(angvel, i, scale(w, ang))
-        return
-    q = load4(quat, i)
-    w = quat_inv_rotate(q, load3(angvel, i))
-    w = add(w, mat_vec(inv_i, scale(quat_inv_rotate(q, load3(torque, i)), h)))
-    inertia = mat_inverse(inv_i)
-    # ω₁ = ω₀ − h·I⁻¹(ω½ × Iω½), ω½ = (ω₀ + ω₁)/2: a contraction for h·|ω| ≪ 1, so a few passes suffice
-    w1 = w
-    for _ in range(4):
-        wm = scale(add(w, w1), 0.5)
-        w1 = sub(w, mat_vec(inv_i, scale(cross(wm, mat_vec(inertia, wm)), h)))
-    store3(angvel, i, scale(quat_rotate(q, w1), ang))
-
-
-@njit(cache=True, parallel=True)
 def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, inv_inertia_local,
                          gravity_scale, gravity, h, linear_damping, angular_damping):
     """Advance the velocities of the rows flagged in ``moving`` (awake, dynamic) by one sub-step ``h``.
@@ -79,53 +49,55 @@ def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, 
     implicit midpoint rule (fixed-point iteration, Hairer, Lubich & Wanner, "Geometric Numerical
     Integration", §VI.3); then damping as v ← v / (1 + h·c), which stays stable for any c ≥ 0.
 
-    Each row is its own: with ``PARALLEL_BODIES`` rows or more they run on the threads (``prange``). What
-    it buys is small: this stage is 2 % of the step (1.0 ms per step, four sub-steps, on the S1 pile of
-    4096), which two threads on two cores took to 0.8 ms; below ``PARALLEL_BODIES`` the launch (some
-    10 µs) would cost more than it saves."""
+    Serial on purpose, with the row's work written inside the loop: a ``prange`` over the rows, each
+    calling a per-row function, was tried (issue 14) and lost four- to eightfold (S1 pile of 1000, one
+    thread: 0.25–0.37 ms per step against 0.045 ms). A compiled function handed arrays and not inlined
+    counts references to each of them on every call, and the launch of a parallel loop, four sub-steps a
+    step, costs more than this loop takes."""
     lin = 1.0 / (1.0 + h * linear_damping)
     ang = 1.0 / (1.0 + h * angular_damping)
-    if n < PARALLEL_BODIES:
-        for i in range(n):
-            if moving[i]:
-                velocity_step(i, vel, angvel, quat, force, torque, inv_mass, inv_inertia_local, gravity_scale,
-                              gravity, h, lin, ang)
-    else:
-        for i in prange(n):
-            if moving[i]:
-                velocity_step(i, vel, angvel, quat, force, torque, inv_mass, inv_inertia_local, gravity_scale,
-                              gravity, h, lin, ang)
+    for i in range(n):
+        if not moving[i]:
+            continue
+        v = load3(vel, i)
+        v = mad(v, gravity, h * gravity_scale[i])
+        v = mad(v, load3(force, i), h * inv_mass[i])
+        store3(vel, i, scale(v, lin))
+
+        inv_i = load_mat(inv_inertia_local, i)
+        if is_isotropic(inv_i):
+            # a ball or a cube: Iω ∥ ω, so the gyroscopic term vanishes and the world frame will do
+            w = mad(load3(angvel, i), load3(torque, i), h * inv_i[0])
+            store3(angvel, i, scale(w, ang))
+            continue
+        q = load4(quat, i)
+        w = quat_inv_rotate(q, load3(angvel, i))
+        w = add(w, mat_vec(inv_i, scale(quat_inv_rotate(q, load3(torque, i)), h)))
+        inertia = mat_inverse(inv_i)
+        # ω₁ = ω₀ − h·I⁻¹(ω½ × Iω½), ω½ = (ω₀ + ω₁)/2: a contraction for h·|ω| ≪ 1, so a few passes suffice
+        w1 = w
+        for _ in range(4):
+            wm = scale(add(w, w1), 0.5)
+            w1 = sub(w, mat_vec(inv_i, scale(cross(wm, mat_vec(inertia, wm)), h)))
+        store3(angvel, i, scale(quat_rotate(q, w1), ang))
 
 
 @njit(cache=True)
-def position_step(i, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h, dpos, drot):
-    """``integrate_positions`` for row ``i``."""
-    v = load3(vel, i)
-    w = load3(angvel, i)
-    store3(pos, i, mad(load3(pos, i), v, h))
-    store3(dpos, i, mad(load3(dpos, i), v, h))
-    store3(drot, i, mad(load3(drot, i), w, h))
-    q = quat_integrate(load4(quat, i), w, h)
-    store4(quat, i, q)
-    store_mat(inv_inertia, i, rotate_inertia(quat_to_mat(q), load_mat(inv_inertia_local, i)))
-
-
-@njit(cache=True, parallel=True)
 def integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h, dpos, drot):
     """x += h·v and q += ½·h·ω⊗q (renormalised) for the ``moving`` rows, then the world inverse inertia
     R·I⁻¹·Rᵀ from the new orientation. ``dpos`` and ``drot`` accumulate the displacement and rotation
-    vector since the step began, from which the contact solver measures current separations.
-
-    On the threads (``prange``) from ``PARALLEL_BODIES`` rows, as ``integrate_velocities``: with two
-    threads on two cores this stage went from 1.7 to 1.1 ms per step on the S1 pile of 4096."""
-    if n < PARALLEL_BODIES:
-        for i in range(n):
-            if moving[i]:
-                position_step(i, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h, dpos, drot)
-    else:
-        for i in prange(n):
-            if moving[i]:
-                position_step(i, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h, dpos, drot)
+    vector since the step began, from which the contact solver measures current separations."""
+    for i in range(n):
+        if not moving[i]:
+            continue
+        v = load3(vel, i)
+        w = load3(angvel, i)
+        store3(pos, i, mad(load3(pos, i), v, h))
+        store3(dpos, i, mad(load3(dpos, i), v, h))
+        store3(drot, i, mad(load3(drot, i), w, h))
+        q = quat_integrate(load4(quat, i), w, h)
+        store4(quat, i, q)
+        store_mat(inv_inertia, i, rotate_inertia(quat_to_mat(q), load_mat(inv_inertia_local, i)))
 
 
 @njit(cache=True)
