@@ -200,36 +200,12 @@ def warm_start_block(blk, B, cw, mb_a, mb_b, bodies, V):
     scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.vel, bodies.angvel, V)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def warm_start(contacts, bodies):
     """Apply the accumulated impulses again (Catto 2005) to the coloured blocks of ``contacts`` (a
     ``SolverContacts``): the solver starts from last sub-step's answer, which is what makes stacks
-    converge with few iterations.
-
-    Colour by colour; the blocks of a colour share no moving body, so they run on the threads side by
-    side (``prange``, ``colour_chunks``), each thread with its own lane rows (``V`` holds a set per
-    thread) and writing only its blocks' bodies and points: the result is the serial one, bit for bit.
-    What the ``prange`` buys, and the rule for ``PARALLEL_BLOCKS``: see ``solve_contacts``."""
-    T = contacts.table
-    # a record made here, not read out of another: numba's parallel loops take only those
-    B = Blocks(T.order, T.start, T.lanes, T.slots, T.offset, T.color)
-    cw, V, mb_a, mb_b = contacts.pts.cw, contacts.V, contacts.body_a, contacts.body_b
-    wide = contacts.wide_blocks
-    blk = 0
-    while blk < wide:
-        end = colour_end(B, blk, wide)
-        chunks = colour_chunks(end - blk, V)
-        if chunks == 1:
-            for b in range(blk, end):
-                warm_start_block(b, B, cw, mb_a, mb_b, bodies, V)
-        else:
-            for t in prange(chunks):
-                # thread t takes every chunks-th block: point counts fall along a colour, so this shares
-                # them out evenly
-                Vt = V[t * NV * STRIDE:(t + 1) * NV * STRIDE]
-                for b in range(blk + t, end, chunks):
-                    warm_start_block(b, B, cw, mb_a, mb_b, bodies, Vt)
-        blk = end
+    converge with few iterations. Colour by colour, on the threads: ``solve_colours``."""
+    solve_colours(contacts, bodies, NormalCoefficients(1.0, 0.0, 1.0, 0.0, 0.0, 0.0), bool(True))
 
 
 @njit(cache=True)
@@ -341,7 +317,7 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
     scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def solve_contacts(contacts, bodies, coefficients):
     """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant, block by
     block (see the module's docstring).
@@ -357,8 +333,16 @@ def solve_contacts(contacts, bodies, coefficients):
     contact hertz, pushing at most the max push velocity) given by ``coefficients`` (see
     ``normal_coefficients``); with the relax pass's coefficients there is no bias. The accumulated normal
     impulse is clamped at ≥ 0. Covers the coloured blocks; the overflow is the reference solver's.
+    Colour by colour, on the threads: ``solve_colours``."""
+    solve_colours(contacts, bodies, coefficients, bool(False))
 
-    **Threads.** Colour by colour, the blocks of a colour side by side on the threads (``prange``): they
+
+@njit(cache=True, parallel=True)
+def solve_colours(contacts, bodies, coefficients, warm):
+    """One pass over the coloured blocks of ``contacts``: the warm start of each block
+    (``warm_start_block``) when ``warm``, else a solve with ``coefficients`` (``solve_block``).
+
+    Colour by colour, the blocks of a colour side by side on the threads (``prange``): they
     share no moving body, so each thread gathers, solves and scatters its own blocks' bodies and points
     with its own lane rows (``V`` and ``D`` hold a set per thread), and the result is the serial one, bit
     for bit. A parallel launch costs some 5-15 µs on an idle machine (much more on a busy one, while the
@@ -382,13 +366,21 @@ def solve_contacts(contacts, bodies, coefficients):
         chunks = colour_chunks(end - blk, V)
         if chunks == 1:
             for b in range(blk, end):
-                solve_block(b, B, cw, mb_a, mb_b, bodies, coefficients, V, D)
+                if warm:
+                    warm_start_block(b, B, cw, mb_a, mb_b, bodies, V)
+                else:
+                    solve_block(b, B, cw, mb_a, mb_b, bodies, coefficients, V, D)
         else:
             for t in prange(chunks):
+                # thread t takes every chunks-th block: point counts fall along a colour, so this shares
+                # them out evenly
                 Vt = V[t * NV * STRIDE:(t + 1) * NV * STRIDE]
                 Dt = D[t * ND * STRIDE:(t + 1) * ND * STRIDE]
                 for b in range(blk + t, end, chunks):
-                    solve_block(b, B, cw, mb_a, mb_b, bodies, coefficients, Vt, Dt)
+                    if warm:
+                        warm_start_block(b, B, cw, mb_a, mb_b, bodies, Vt)
+                    else:
+                        solve_block(b, B, cw, mb_a, mb_b, bodies, coefficients, Vt, Dt)
         blk = end
 
 

@@ -20,7 +20,7 @@ from .contact_rows import NF, STRIDE, L
 COLORS = 32  # colours tried before a manifold goes to the overflow (one bit each in an int64 mask)
 PARALLEL_BLOCKS = 4
 """The fewest blocks (of one colour, for the solver) that are shared out over the threads: the blocks of
-a colour share no moving body, so they can run side by side (``contact_solver.solve_contacts``,
+a colour share no moving body, so they can run side by side (``contact_solver.solve_colours``,
 ``contact_prepare.prepare_contacts``); with fewer, the parallel launch costs more than it saves."""
 
 
