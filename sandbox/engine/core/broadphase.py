@@ -252,7 +252,7 @@ def sap_pairs(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx
         order[:n] = np.argsort(skey[:n], kind="mergesort")
     u = (axis + 1) % 3
     v = (axis + 2) % 3
-    m = 0
+    m = int(0)  # not a literal 0: numba would compile sweep_share once for it and once for int64
     for k in range(n):
         i = order[k]
         if alive[i]:
@@ -265,12 +265,13 @@ def sap_pairs(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx
             sbox[4, m] = aabb_min[i, v]
             sbox[5, m] = aabb_max[i, v]
             m += 1
+    # int(), np.int64(): one argument type at both calls, so that numba compiles sweep_share once
     if m < PARALLEL_SWEEP:
-        return sweep_share(0, 1, m, sbox, sidx, sstatic, flags, pairs), axis, m
+        return sweep_share(int(0), int(1), m, sbox, sidx, sstatic, flags, pairs), axis, m
     region = pairs.shape[0] // SWEEP_SHARES
     found = np.empty(SWEEP_SHARES, np.int64)  # (np.zeros would be a parallel loop of its own here)
     for t in prange(SWEEP_SHARES):
-        found[t] = sweep_share(t, SWEEP_SHARES, m, sbox, sidx, sstatic, np.empty(m, np.bool_),
+        found[t] = sweep_share(np.int64(t), int(SWEEP_SHARES), m, sbox, sidx, sstatic, np.empty(m, np.bool_),
                                pairs[t * region:(t + 1) * region])
     most = 0
     total = 0

@@ -10,6 +10,7 @@ anchors within 5 cm in body A's frame.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, prange
 
 from .contact_rows import (
@@ -86,12 +87,14 @@ def prepare_contacts(nb, blocks, manifolds, m_first, bodies, rules, match, previ
     blocks stay on the calling thread (no parallel launch)."""
     shares = len(Inv) // (NI * STRIDE)
     if nb < PARALLEL_BLOCKS or shares == 1:
-        prepare_blocks(0, 1, nb, blocks, manifolds, m_first, bodies, rules, match, previous, warm_starting,
-                       pts, Inv)
+        # int(): plain integers, not literals, and np.int64 for prange's unsigned index below, so that
+        # numba compiles prepare_blocks once, not once per argument type
+        prepare_blocks(int(0), int(1), nb, blocks, manifolds, m_first, bodies, rules, match, previous,
+                       warm_starting, pts, Inv)
     else:
         for t in prange(shares):
-            prepare_blocks(t, shares, nb, blocks, manifolds, m_first, bodies, rules, match, previous,
-                           warm_starting, pts, Inv[t * NI * STRIDE:(t + 1) * NI * STRIDE])
+            prepare_blocks(np.int64(t), shares, nb, blocks, manifolds, m_first, bodies, rules, match,
+                           previous, warm_starting, pts, Inv[t * NI * STRIDE:(t + 1) * NI * STRIDE])
 
 
 @njit(cache=True)

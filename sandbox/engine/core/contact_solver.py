@@ -200,11 +200,13 @@ def warm_start_block(blk, B, cw, mb_a, mb_b, bodies, V):
     scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.vel, bodies.angvel, V)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def warm_start(contacts, bodies):
     """Apply the accumulated impulses again (Catto 2005) to the coloured blocks of ``contacts`` (a
     ``SolverContacts``): the solver starts from last sub-step's answer, which is what makes stacks
     converge with few iterations. Colour by colour, on the threads: ``solve_colours``."""
+    # inlined: as a compiled function of its own, this thin wrapper would have numba link and optimise
+    # again the whole tree of kernels below it (see ``bench.compile --by-function``)
     solve_colours(contacts, bodies, NormalCoefficients(1.0, 0.0, 1.0, 0.0, 0.0, 0.0), bool(True))
 
 
@@ -317,7 +319,7 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
     scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solve_contacts(contacts, bodies, coefficients):
     """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant, block by
     block (see the module's docstring).
@@ -334,6 +336,8 @@ def solve_contacts(contacts, bodies, coefficients):
     ``normal_coefficients``); with the relax pass's coefficients there is no bias. The accumulated normal
     impulse is clamped at ≥ 0. Covers the coloured blocks; the overflow is the reference solver's.
     Colour by colour, on the threads: ``solve_colours``."""
+    # inlined: as a compiled function of its own, this thin wrapper would have numba link and optimise
+    # again the whole tree of kernels below it (see ``bench.compile --by-function``)
     solve_colours(contacts, bodies, coefficients, bool(False))
 
 
@@ -360,7 +364,7 @@ def solve_colours(contacts, bodies, coefficients, warm):
     B = Blocks(T.order, T.start, T.lanes, T.slots, T.offset, T.color)
     cw, V, D, mb_a, mb_b = contacts.pts.cw, contacts.V, contacts.D, contacts.body_a, contacts.body_b
     wide = contacts.wide_blocks
-    blk = 0
+    blk = int(0)  # not a literal 0, which would compile colour_end a second time
     while blk < wide:
         end = colour_end(B, blk, wide)
         chunks = colour_chunks(end - blk, V)

@@ -72,7 +72,9 @@ def touching_keys(m, body_a, body_b, npoints, depth, impulse, nbodies, keys, row
             t += 1
     for k in range(1, t):
         if keys[k] < keys[k - 1]:
-            order = np.argsort(keys[:t], kind="mergesort")
+            # sorted as float64 (exact: keys stay below 2**53): the broad phase's sort is compiled for
+            # float64 keys, and numba compiles the merge sort again for each key type
+            order = np.argsort(keys[:t].astype(np.float64), kind="mergesort")
             keys[:t] = keys[:t][order]
             rows[:t] = rows[:t][order]
             break

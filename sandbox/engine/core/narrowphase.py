@@ -109,12 +109,14 @@ def _store_manifold(p, k, scratch, out):
         out_depth[p, i] = depths[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _collide_bucket(code, job):
     """The dispatch table: run the pair test of kind pair ``code`` on every pair of its bucket, in a
     loop of its own. ``job`` is ``collide_pairs``'s tuple ``(order, lo, hi, bodies, H, scratch, out, trace)``:
     the bucket is ``order[lo:hi]``, and the manifold of pair ``p`` goes to row ``p`` of the ``out``
     arrays (``out_npoints[p] = 0`` when it has none)."""
+    # inlined: as a compiled function of its own, this thin wrapper would have numba link and optimise
+    # again the whole tree of kernels below it (see ``bench.compile --by-function``)
     order, lo, hi, bodies, H, scratch, out, trace = job
     normal, pts_a, pts_b, depths = scratch
     if code == SPHERE * 4 + SPHERE:
@@ -241,11 +243,13 @@ def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a,
     start = _sort_by_kind(pairs, npairs, kind, order)
     bodies = (pairs, kind, params, pos, quat, margin_body)
     out = (out_normal, out_npoints, out_pa, out_pb, out_depth)
+    # int(), np.int64(): one argument type at both calls (no literals, no prange's unsigned index), so
+    # that numba compiles _collide_share once
     if npairs < PARALLEL_PAIRS:
-        _collide_share(0, 1, start, order, bodies, H, out)
+        _collide_share(int(0), int(1), start, order, bodies, H, out)
     else:
         for t in prange(SHARES):
-            _collide_share(t, SHARES, start, order, bodies, H, out)
+            _collide_share(np.int64(t), int(SHARES), start, order, bodies, H, out)
 
     m = 0
     for p in range(npairs):

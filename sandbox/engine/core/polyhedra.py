@@ -189,7 +189,7 @@ def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, fr
     receives the points' depths. Returns the number of points (0 when none is within ``margin``)."""
     clipped, m = clip_to_face(ref, nref, n, poly, npoly, spare, trace)
     depth = clipped[:, 3]
-    kept = 0
+    kept = int(0)  # an int64 from the start: a literal 0 here compiles _emit_face_points twice
     for k in range(m):
         x = load3(clipped, k)
         s = d - dot(n, x)
@@ -223,7 +223,7 @@ def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, f
     _trace_box_clip(trace, 2, spare, m, cf, u, v, n, hv)
     m = clip_against_plane(spare, m, poly, (0.0, -1.0, 0.0), hv)
     _trace_box_clip(trace, 3, poly, m, cf, u, v, n, hv)
-    kept = 0
+    kept = int(0)
     for k in range(m):
         x = load3(poly, k)
         if -x[2] >= -margin:

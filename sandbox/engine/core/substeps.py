@@ -48,20 +48,24 @@ def clock():
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solve_joints_and_grabs(joints, grabs, bodies, h, use_bias, settings):
     """One pass over the distance joints and the mouse grabs."""
+    # inlined: as a compiled function of its own, this thin wrapper would have numba link and optimise
+    # again the whole tree of kernels below it (see ``bench.compile --by-function``)
     if joints.count:
         solve_distance_joints(joints, bodies, h, use_bias, settings.joint_hertz, settings.joint_damping_ratio,
                               bool(False))  # never the warm start; bool(): see run_substeps
     solve_grabs(grabs, bodies, h, use_bias)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def contact_pass(contacts, bodies, coefficients, warm, all_reference):
     """One pass of the impulse method over every contact point: the coloured blocks by the wide solver
     (unless ``all_reference``), then the rest (the overflow, or everything) by the reference solver. With
     ``warm`` the pass is the warm start."""
+    # inlined: as a compiled function of its own, this thin wrapper would have numba link and optimise
+    # again the whole tree of kernels below it (see ``bench.compile --by-function``)
     first = 0
     if not all_reference:
         if warm:
