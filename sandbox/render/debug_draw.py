@@ -326,8 +326,8 @@ def _sap_lanes(world, axis: int) -> tuple[int, float]:
     lane_axis = 2 if axis == 0 else 0
     d = world.data
     dynamic = d.alive[: d.n] & ~d.static[: d.n]
-    hi = world.broad.aabb_max[: d.n, lane_axis][dynamic].max() if dynamic.any() else 0.0
-    return lane_axis, float(hi) + 0.6
+    hi = np.max(world.broad.aabb_max[: d.n, lane_axis], where=dynamic, initial=-np.inf)  # no masked copy
+    return lane_axis, (float(hi) if np.isfinite(hi) else 0.0) + 0.6
 
 
 def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
