@@ -82,9 +82,11 @@ class Batch:
         self._lines_used = self._points_used = self._inst_used = 0
         self._line_runs: list[tuple[float, int, int]] = []
         self._inst_runs: list[tuple[str, float, int, int]] = []
+        self._last_lines = (0, 0)  # (first vertex, segments) of the last ``lines`` call
 
     def clear(self) -> None:
         self._lines_used = self._points_used = self._inst_used = 0
+        self._last_lines = (0, 0)
         self._line_runs.clear()
         self._inst_runs.clear()
 
@@ -98,6 +100,7 @@ class Batch:
         self._line_v = _grown(self._line_v, first, first + 2 * k)
         self._lines_used = first + 2 * k
         _extend_run(self._line_runs, (float(width),), first, 2 * k)
+        self._last_lines = (first, k)
         block = self._line_v[first:first + 2 * k].reshape(k, 2, 8)
         _fill(block, _rgba(color, k), width)
         set_columns(block[:, 0, :3], a)
@@ -114,6 +117,21 @@ class Batch:
         block = self._point_v[first:self._points_used]
         _fill(block[:, None, :], _rgba(color, len(p)), size)
         set_columns(block[:, :3], p)
+
+    def line_end_points(self, size: float) -> None:
+        """Round dots of ``size`` pixels at both ends of each segment of the last ``lines`` call, in the
+        segments' colours: all the starts, then all the ends (as ``points`` of the two lists would add
+        them), copied from the segments' vertices, one 32-byte item per vertex."""
+        first, k = self._last_lines
+        if k == 0:
+            return
+        start = self._points_used
+        self._point_v = _grown(self._point_v, start, start + 2 * k)
+        self._points_used = start + 2 * k
+        ends = self._line_v[first:first + 2 * k].view("V32").reshape(k, 2)
+        block = self._point_v[start:start + 2 * k]
+        block.view("V32").reshape(2, k)[...] = ends.T
+        block[:, 7] = size
 
     def _instances(self, kind: str, a, b, color, width: float) -> None:
         a = np.asarray(a).reshape(-1, 3)
@@ -270,11 +288,11 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
             a = np.array([j.anchor_world_a() for j in joints])
             b = np.array([j.anchor_world_b() for j in joints])
             batch.lines(a, b, JOINT_COLOR, 3.0)
-            batch.points(np.concatenate([a, b]), JOINT_COLOR, 6.0)
+            batch.line_end_points(6.0)
     if options.grab_spring and highlight.grab_line is not None:
         anchor, target = (np.asarray(x, dtype=np.float64) for x in highlight.grab_line)
         batch.lines(anchor, target, SPRING_COLOR, 2.5)
-        batch.points(np.stack([anchor, target]), SPRING_COLOR, 8.0)
+        batch.line_end_points(8.0)
         if highlight.grab_force is not None:
             force = np.asarray(highlight.grab_force, dtype=np.float64)
             magnitude = float(np.linalg.norm(force))
@@ -360,8 +378,7 @@ def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
         set_columns(rgba[:, :3], take_rows(colors, order[:k]))
         rgba[d.static[order[:k]], :3] = 0.5
         batch.lines(a, b, rgba, 3.0)
-        batch.points(a, rgba, 5.0)  # the dots at both ends: all the starts, then all the ends
-        batch.points(b, rgba, 5.0)
+        batch.line_end_points(5.0)
     elif method == "grid":
         cells = np.asarray(info["cells"], dtype=np.float64).reshape(-1, 3)
         size = float(info["cell_size"])
