@@ -459,3 +459,41 @@ def test_bad_body_input_raises():
     w.remove_body(b)
     with pytest.raises(ValueError, match="removed"):
         _ = b.position
+
+
+def test_kinetic_energy_and_angular_momentum_use_the_world_inertia_tensor():
+    """KE = Σ ½·m·v² + ½·ωᵀ·I·ω and L = Σ r × m·v + I·ω with I = R·I_body·Rᵀ for turned bodies whose
+    world inertia is not diagonal (a box with three different sides, a hull), a body locked against
+    rotation contributing no rotational part, and a static body none at all."""
+    from sandbox.engine import ConvexHull
+
+    def matrix(q):  # the rotation matrix of a unit quaternion (x, y, z, w)
+        x, y, z, w_ = q
+        return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w_), 2 * (x * z + y * w_)],
+                         [2 * (x * y + z * w_), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w_)],
+                         [2 * (x * z - y * w_), 2 * (y * z + x * w_), 1 - 2 * (x * x + y * y)]])
+
+    w = World(gravity=(0, 0, 0))
+    q1 = np.array([0.3, -0.5, 0.2, 0.8]) / np.linalg.norm([0.3, -0.5, 0.2, 0.8])
+    q2 = np.array([-0.6, 0.1, 0.4, 0.5]) / np.linalg.norm([-0.6, 0.1, 0.4, 0.5])
+    box_shape = Box((0.2, 0.5, 1.1))
+    hull_shape = ConvexHull([(0, 0, 0), (1.2, 0, 0), (0, 0.7, 0), (0, 0, 0.4), (0.5, 0.5, 0.3)])
+    box = w.add_body(box_shape, position=(1, 2, 3), orientation=q1, mass=2.5, velocity=(1, -2, 0.5),
+                     angular_velocity=(3.0, -1.0, 2.0))
+    hull = w.add_body(hull_shape, position=(-2, 1, 0), orientation=q2, mass=0.7, velocity=(0, 1, 0),
+                      angular_velocity=(-1.5, 4.0, 0.5))
+    locked = w.add_body(Box((0.5, 0.5, 0.5)), position=(0, 5, 0), mass=3.0, velocity=(2, 0, 0),
+                        angular_velocity=(0, 1, 0), lock_rotation=True)
+    w.add_body(Box((5, 0.5, 5)), mass=0.0)  # static: no energy, no momentum
+    ke, ang = 0.0, np.zeros(3)
+    about = np.array([0.5, -1.0, 2.0])
+    for body, shape, q in ((box, box_shape, q1), (hull, hull_shape, q2)):
+        r = matrix(q)
+        inertia = r @ shape.inertia(body.mass) @ r.T
+        omega, v = body.angular_velocity, body.linear_velocity
+        ke += 0.5 * body.mass * v @ v + 0.5 * omega @ inertia @ omega
+        ang += np.cross(body.center_of_mass - about, body.mass * v) + inertia @ omega
+    ke += 0.5 * locked.mass * locked.linear_velocity @ locked.linear_velocity
+    ang += np.cross(locked.center_of_mass - about, locked.mass * locked.linear_velocity)
+    assert w.kinetic_energy() == pytest.approx(ke, rel=1e-12)
+    assert np.allclose(w.angular_momentum(about=about), ang, rtol=1e-12, atol=1e-12)

@@ -182,13 +182,24 @@ class Camera:
         w = positive_float("width", width)
         h = positive_float("height", height)
         # projection_matrix @ view_matrix applied in floats: eye-space x and y over the depth along forward
-        px, py, pz = (float(x) for x in vec("point", point))
-        r, u, f = self._basis()
-        tx, ty, tz = (float(x) for x in self.target)
-        d = self.distance
-        dx, dy, dz = px - (tx - d * f[0]), py - (ty - d * f[1]), pz - (tz - d * f[2])
+        (dx, dy, dz), (r, u, f) = self._from_eye(vec("point", point))
         depth = f[0] * dx + f[1] * dy + f[2] * dz
         t = 1.0 / math.tan(0.5 * self.fov_y)
         x_ndc = t / (w / h) * (r[0] * dx + r[1] * dy + r[2] * dz) / depth
         y_ndc = t * (u[0] * dx + u[1] * dy + u[2] * dz) / depth
         return float(0.5 * (x_ndc + 1.0) * w), float(0.5 * (1.0 - y_ndc) * h)
+
+    def depth(self, point) -> float:
+        """How far world ``point`` lies in front of the eye along the view direction, in metres
+        (negative behind the eye, not finite for a point that is not): a point that ``project`` can
+        place on the screen is one deeper than ``near``."""
+        (dx, dy, dz), (_r, _u, f) = self._from_eye(point)
+        return f[0] * dx + f[1] * dy + f[2] * dz
+
+    def _from_eye(self, point) -> tuple[tuple[float, float, float], tuple]:
+        """``point − eye`` as floats, and the basis ``(right, up, forward)`` (see ``_basis``)."""
+        px, py, pz = (float(x) for x in point)
+        r, u, f = self._basis()
+        tx, ty, tz = (float(x) for x in self.target)
+        d = self.distance
+        return (px - (tx - d * f[0]), py - (ty - d * f[1]), pz - (tz - d * f[2])), (r, u, f)

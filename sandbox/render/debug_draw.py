@@ -22,6 +22,8 @@ Colours are sRGB with alpha; widths and point sizes are in pixels.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ..i18n import _
@@ -80,9 +82,11 @@ class Batch:
         self._lines_used = self._points_used = self._inst_used = 0
         self._line_runs: list[tuple[float, int, int]] = []
         self._inst_runs: list[tuple[str, float, int, int]] = []
+        self._last_lines = (0, 0)  # (first vertex, segments) of the last ``lines`` call
 
     def clear(self) -> None:
         self._lines_used = self._points_used = self._inst_used = 0
+        self._last_lines = (0, 0)
         self._line_runs.clear()
         self._inst_runs.clear()
 
@@ -96,10 +100,11 @@ class Batch:
         self._line_v = _grown(self._line_v, first, first + 2 * k)
         self._lines_used = first + 2 * k
         _extend_run(self._line_runs, (float(width),), first, 2 * k)
+        self._last_lines = (first, k)
         block = self._line_v[first:first + 2 * k].reshape(k, 2, 8)
         _fill(block, _rgba(color, k), width)
-        _set_xyz(block[:, 0], a)
-        _set_xyz(block[:, 1], np.asarray(b).reshape(-1, 3))
+        set_columns(block[:, 0, :3], a)
+        set_columns(block[:, 1, :3], np.asarray(b).reshape(-1, 3))
 
     def points(self, p, color, size: float) -> None:
         """Round dots at ``p`` ((k, 3)) of ``size`` pixels; ``color`` one RGBA or (k, 4)."""
@@ -111,7 +116,22 @@ class Batch:
         self._points_used = first + len(p)
         block = self._point_v[first:self._points_used]
         _fill(block[:, None, :], _rgba(color, len(p)), size)
-        _set_xyz(block, p)
+        set_columns(block[:, :3], p)
+
+    def line_end_points(self, size: float) -> None:
+        """Round dots of ``size`` pixels at both ends of each segment of the last ``lines`` call, in the
+        segments' colours: all the starts, then all the ends (as ``points`` of the two lists would add
+        them), copied from the segments' vertices, one 32-byte item per vertex."""
+        first, k = self._last_lines
+        if k == 0:
+            return
+        start = self._points_used
+        self._point_v = _grown(self._point_v, start, start + 2 * k)
+        self._points_used = start + 2 * k
+        ends = self._line_v[first:first + 2 * k].view("V32").reshape(k, 2)
+        block = self._point_v[start:start + 2 * k]
+        block.view("V32").reshape(2, k)[...] = ends.T
+        block[:, 7] = size
 
     def _instances(self, kind: str, a, b, color, width: float) -> None:
         a = np.asarray(a).reshape(-1, 3)
@@ -123,9 +143,9 @@ class Batch:
         self._inst_used = first + k
         _extend_run(self._inst_runs, (kind, float(width)), first, k)
         block = self._inst[first:first + k]
-        block[:, 0:3] = a
-        block[:, 3:6] = np.asarray(b).reshape(-1, 3)
-        block[:, 6:10] = _rgba(color, k)
+        set_columns(block[:, 0:3], a)
+        set_columns(block[:, 3:6], np.asarray(b).reshape(-1, 3))
+        set_columns(block[:, 6:10], _rgba(color, k))
 
     def arrows(self, origin, vector, color, width: float) -> None:
         """Arrows from ``origin`` along ``vector`` ((k, 3) each) with a two-stroke head facing the eye
@@ -161,12 +181,28 @@ def _extend_run(runs: list, key: tuple, first: int, count: int) -> None:
         runs.append((*key, first, count))
 
 
-def _set_xyz(rows: np.ndarray, xyz: np.ndarray) -> None:
-    """Write positions ``xyz`` (m, 3) into columns 0..2 of the vertex rows ``rows`` ((m, 8) float32,
-    rows any distance apart), each position copied as one 12-byte item: numpy's per-row overhead,
-    not the bytes, is what a strided write of three columns costs."""
-    src = np.ascontiguousarray(xyz, dtype=np.float32).view("V12")[:, 0]
-    rows[:, :3].view("V12")[:, 0] = src
+def set_columns(dest: np.ndarray, src: np.ndarray) -> None:
+    """``dest[...] = src`` for ``dest`` (m, c) and ``src`` (m, c) or (1, c), one column at a time: each
+    column is one strided inner loop of m items (converting float64 to float32 on the way), where a
+    plain assignment loops over the m rows with an inner loop of only c items, and numpy's per-row
+    overhead, not the bytes, is then what it costs (three to six times as much for c = 3)."""
+    for j in range(dest.shape[1]):
+        dest[:, j] = src[:, j]
+
+
+def take_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``a[rows]`` for a 2-D ``a``: with ``a`` C-contiguous each row is copied as one item (a void
+    view), several times faster than fancy indexing, which copies row by row element by element."""
+    if not a.flags.c_contiguous:
+        return np.take(a, rows, axis=0)
+    items = a.view(np.dtype((np.void, a.shape[1] * a.itemsize)))[:, 0]
+    return items.take(rows).view(a.dtype).reshape(-1, a.shape[1])
+
+
+def choose_colors(condition: np.ndarray, if_true, if_false) -> np.ndarray:
+    """(k, 4) float32 RGBA: ``if_true`` where ``condition`` (k,) holds, ``if_false`` elsewhere, taken
+    as whole rows of a two-row table (``np.where`` over (k, 1) would broadcast colour by colour)."""
+    return take_rows(np.array([if_false, if_true], np.float32), condition.astype(np.intp))
 
 
 def _fill(block: np.ndarray, color: np.ndarray, width: float) -> None:
@@ -178,7 +214,7 @@ def _fill(block: np.ndarray, color: np.ndarray, width: float) -> None:
         row[7] = width
         np.copyto(block, row)
     else:
-        # each colour copied as one 16-byte item (see _set_xyz), broadcast over the item's vertices
+        # each colour copied as one 16-byte item (see take_rows), broadcast over the item's vertices
         rgba = np.ascontiguousarray(color, dtype=np.float32).view("V16")
         block[:, :, 3:7].view("V16")[:, :, 0] = rgba
         block[:, :, 7] = width
@@ -199,9 +235,19 @@ def contact_points(contacts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     (k, 3), depths (k,) and normal impulses (k,)."""
     m = int(contacts.count)
     per = contacts.points_b.shape[1]
-    flat = np.flatnonzero(np.arange(per)[None, :] < contacts.npoints[:m, None])
-    return (contacts.points_b[:m].reshape(-1, 3)[flat], contacts.normal[flat // per],
-            contacts.depth[:m].reshape(-1)[flat], contacts.impulse[:m].reshape(-1)[flat])
+    # slot j of manifold i holds a point when j < npoints[i]: each manifold's row of slot flags is
+    # copied whole from a table (a broadcast comparison would loop over the manifolds, per columns each)
+    valid = _slot_flags(per).take(contacts.npoints[:m], mode="clip").view(bool)
+    flat = np.flatnonzero(valid)
+    return (take_rows(contacts.points_b[:m].reshape(-1, 3), flat), take_rows(contacts.normal, flat // per),
+            contacts.depth[:m].reshape(-1).take(flat), contacts.impulse[:m].reshape(-1).take(flat))
+
+
+@cache
+def _slot_flags(per: int) -> np.ndarray:
+    """(per + 1,) items of ``per`` bytes: item c holds c true flags, then false ones."""
+    table = np.arange(per)[None, :] < np.arange(per + 1)[:, None]
+    return table.view(np.dtype((np.void, per)))[:, 0]
 
 
 def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors: np.ndarray) -> None:
@@ -216,9 +262,7 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
     if options.contacts or options.normals:
         p, normal, depth, impulse = contact_points(world.contacts)
         if options.contacts:
-            color = np.where((depth > 0.0)[:, None], np.float32(CONTACT_COLOR),
-                             np.float32(SPECULATIVE_COLOR))
-            batch.points(p, color, options.point_size)
+            batch.points(p, choose_colors(depth > 0.0, CONTACT_COLOR, SPECULATIVE_COLOR), options.point_size)
         if options.normals:
             # the minimum length first, then what the mode measures on top (capped)
             if options.normal_scale == "impulse":
@@ -226,28 +270,29 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
             else:
                 extra = np.maximum(depth, 0.0) * options.depth_arrow_scale
             length = MIN_NORMAL_LENGTH + np.minimum(extra, MAX_NORMAL_LENGTH - MIN_NORMAL_LENGTH)
-            batch.arrows(p, normal * length[:, None], NORMAL_COLOR, w)
+            batch.arrows(p, (normal.T * length).T, NORMAL_COLOR, w)
     if options.aabbs:
         rows = np.flatnonzero(live)
         awake = d.awake[rows] & ~d.static[rows]
-        color = np.where(awake[:, None], np.float32(AABB_COLOR), np.float32(AABB_ASLEEP_COLOR))
-        batch.wire_boxes(world.broad.aabb_min[rows], world.broad.aabb_max[rows], color, 1.5)
+        batch.wire_boxes(take_rows(world.broad.aabb_min, rows), take_rows(world.broad.aabb_max, rows),
+                         choose_colors(awake, AABB_COLOR, AABB_ASLEEP_COLOR), 1.5)
     if options.broadphase:
         _broadphase(batch, world, colors, w)
     if options.velocities:
         rows = np.flatnonzero(live & ~d.static[:n] & d.awake[:n])
-        batch.arrows(pos[rows], d.vel[rows] * options.velocity_arrow_scale, VELOCITY_COLOR, w)
+        batch.arrows(take_rows(pos, rows), take_rows(d.vel, rows) * options.velocity_arrow_scale,
+                     VELOCITY_COLOR, w)
     if options.joints:
         joints = getattr(world, "joints", ())
         if joints:
             a = np.array([j.anchor_world_a() for j in joints])
             b = np.array([j.anchor_world_b() for j in joints])
             batch.lines(a, b, JOINT_COLOR, 3.0)
-            batch.points(np.concatenate([a, b]), JOINT_COLOR, 6.0)
+            batch.line_end_points(6.0)
     if options.grab_spring and highlight.grab_line is not None:
         anchor, target = (np.asarray(x, dtype=np.float64) for x in highlight.grab_line)
         batch.lines(anchor, target, SPRING_COLOR, 2.5)
-        batch.points(np.stack([anchor, target]), SPRING_COLOR, 8.0)
+        batch.line_end_points(8.0)
         if highlight.grab_force is not None:
             force = np.asarray(highlight.grab_force, dtype=np.float64)
             magnitude = float(np.linalg.norm(force))
@@ -299,8 +344,8 @@ def _sap_lanes(world, axis: int) -> tuple[int, float]:
     lane_axis = 2 if axis == 0 else 0
     d = world.data
     dynamic = d.alive[: d.n] & ~d.static[: d.n]
-    hi = world.broad.aabb_max[: d.n, lane_axis][dynamic].max() if dynamic.any() else 0.0
-    return lane_axis, float(hi) + 0.6
+    hi = np.max(world.broad.aabb_max[: d.n, lane_axis], where=dynamic, initial=-np.inf)  # no masked copy
+    return lane_axis, (float(hi) if np.isfinite(hi) else 0.0) + 0.6
 
 
 def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
@@ -330,9 +375,10 @@ def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
             a[:, 1] -= 0.03
             b[:, 1] -= 0.03
         rgba = np.ones((k, 4), np.float32)
-        rgba[:, :3] = np.where(d.static[order[:k], None], np.float32(0.5), colors[order[:k]])
+        set_columns(rgba[:, :3], take_rows(colors, order[:k]))
+        rgba[d.static[order[:k]], :3] = 0.5
         batch.lines(a, b, rgba, 3.0)
-        batch.points(np.concatenate([a, b]), np.concatenate([rgba, rgba]), 5.0)
+        batch.line_end_points(5.0)
     elif method == "grid":
         cells = np.asarray(info["cells"], dtype=np.float64).reshape(-1, 3)
         size = float(info["cell_size"])

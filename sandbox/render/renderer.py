@@ -58,6 +58,8 @@ from .debug_draw import (
     WIRE_BOXES,
     Batch,
     build_debug,
+    set_columns,
+    take_rows,
 )
 from .debug_draw import INSTANCE_ATTRIBUTES as DEBUG_INSTANCE_ATTRIBUTES
 from .debug_draw import INSTANCE_FORMAT as DEBUG_INSTANCE_FORMAT
@@ -428,6 +430,8 @@ class Renderer:
         self._palette = body_colors(0)
         self._table = np.zeros((0, INSTANCE_FLOATS), np.float32)
         self._order = np.zeros(0, np.int64)  # body index of each instance-table row
+        self._sorted_key: tuple[bytes, ...] = ()  # what the live bodies' sorted order was made from
+        self._sorted: tuple = ()
         self._shadow_size = 0
         self._screen_depth: bool | None = None
         self._main_key: tuple[int, int, int] | None = None   # (samples, width, height) of the own buffer
@@ -512,29 +516,32 @@ class Renderer:
         for each mesh to draw, and keeps the sorted row order. ``rows``: only these live rows (sorted).
         ``tint`` (n, 4): see ``render``."""
         d = world.data
-        n = d.n
-        live = np.flatnonzero(d.alive[:n]) if rows is None else rows
-        kind = d.kind[live]
-        hull_id = np.where(kind == HULL, d.params[live, 0], -1.0).astype(np.int64)
-        sort = np.lexsort((hull_id, kind))
-        order, kind, hull_id = live[sort], kind[sort], hull_id[sort]
+        if rows is None:
+            # the order changes only when bodies come, go or change shape: kept while these bytes are equal
+            key = (d.alive[:d.n].tobytes(), d.kind[:d.n].tobytes(), d.params[:d.n, 0].tobytes())
+            if key != self._sorted_key:
+                self._sorted = _sorted_rows(d, np.flatnonzero(d.alive[:d.n]))
+                self._sorted_key = key
+            order, kind, hull_id, bounds = self._sorted
+        else:
+            order, kind, hull_id, bounds = _sorted_rows(d, rows)
         k = len(order)
         if len(self._table) < k:
             self._table = np.zeros((max(k, 2 * len(self._table)), INSTANCE_FLOATS), np.float32)
         t = self._table[:k]
-        params = d.params[order]
-        t[:, 0:3] = pos[order]
-        t[:, 3:7] = quat[order]
+        params = take_rows(d.params, order)
+        set_columns(t[:, 0:3], take_rows(pos, order))
+        set_columns(t[:, 3:7], take_rows(quat, order))
         # scale = (sx, sy, sz, half height) as meshes.py describes, set per kind on its run of rows
-        bounds = np.searchsorted(kind, [SPHERE, BOX, CAPSULE, HULL, HULL + 1]).tolist()
-        for kd, scale, half_height in ((SPHERE, params[:, 0:1], 0.0), (BOX, params[:, 0:3], 0.0),
-                                       (CAPSULE, params[:, 0:1], params[:, 1]), (HULL, 1.0, 0.0)):
+        for kd, columns, half_height in ((SPHERE, (0, 0, 0), None), (BOX, (0, 1, 2), None),
+                                         (CAPSULE, (0, 0, 0), 1), (HULL, None, None)):
             lo, hi = bounds[kd], bounds[kd + 1]
             if hi > lo:
-                t[lo:hi, 7:10] = scale if np.isscalar(scale) else scale[lo:hi]
-                t[lo:hi, 10] = half_height if np.isscalar(half_height) else half_height[lo:hi]
+                for j in range(3):
+                    t[lo:hi, 7 + j] = 1.0 if columns is None else params[lo:hi, columns[j]]
+                t[lo:hi, 10] = 0.0 if half_height is None else params[lo:hi, half_height]
         static = d.static[order]
-        t[:, 11:14] = colors[order]
+        set_columns(t[:, 11:14], take_rows(colors, order))
         t[static, 11:14] = STATIC_COLOR
         if tint is not None:
             weight = np.clip(tint[order, 3:4], 0.0, 1.0)
@@ -810,6 +817,23 @@ class Renderer:
         if self._shadow_size:
             self._shadow_fbo.release()
             self._shadow_tex.release()
+
+
+def _sorted_rows(d, live: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    """The rows ``live`` of the body arrays ``d`` sorted by kind, hulls then by hull id: (rows, their
+    kinds, the hulls' ids from the first hull row on (empty without hulls), and the first row of each
+    kind SPHERE..HULL plus the end)."""
+    kind = d.kind.take(live)
+    # a stable sort of the kinds as bytes (numpy's radix sort); hulls, sorted last, then by hull id too
+    sort = np.argsort(kind.astype(np.uint8), kind="stable")
+    hull_id = np.zeros(0, np.int64)
+    if len(sort) and kind[sort[-1]] == HULL:
+        hull_id = np.where(kind == HULL, d.params[:, 0].take(live), -1.0).astype(np.int64)
+        sort = np.lexsort((hull_id, kind))
+        hull_id = hull_id[sort]
+    kind = kind[sort]
+    bounds = np.searchsorted(kind, [SPHERE, BOX, CAPSULE, HULL, HULL + 1]).tolist()
+    return live[sort], kind, hull_id, bounds
 
 
 def _ghost_rows(world, ghosts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -136,9 +136,11 @@ class ImGuiBackend(PygletProgrammablePipelineRenderer):
 
 
 def _write(buffer: moderngl.Buffer, address: int, size: int) -> None:
-    """Replace ``buffer``'s storage with ``size`` bytes at memory ``address`` (an ImGui vector's), grown
-    when too small. The storage is orphaned first, so that the driver never waits for the draws of the
-    last list that used it."""
-    buffer.orphan(max(size, buffer.size))
+    """Replace ``buffer``'s storage with ``size`` bytes at memory ``address`` (an ImGui vector's). The
+    storage is orphaned first, so that the driver never waits for the draws of the last list that used
+    it, and made only as large as the list needs (the next power of two): most lists are a few kB, and a
+    fresh storage of the largest list's size for each of them (hundreds of kB: a new mapping of memory
+    for the driver each time) cost Mesa llvmpipe about 0.15 ms a frame more for the app's five lists."""
+    buffer.orphan(max(256, 1 << (size - 1).bit_length()))
     if size:
         buffer.write((ctypes.c_char * size).from_address(address))

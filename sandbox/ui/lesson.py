@@ -14,6 +14,8 @@ user's and is kept from scene to scene (``UiContext.show_lesson``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from imgui_bundle import imgui
 
@@ -42,13 +44,12 @@ def visible_labels(ctx: UiContext, labels) -> list[tuple[float, float, str]]:
     plane) are left out, since a projection would mirror them onto the screen."""
     cam = ctx.camera
     w, h = ctx.window_size
-    eye, forward = cam.eye, cam.forward
     out = []
     for label in labels:
-        p = np.asarray(label.position, dtype=float)
-        if not np.all(np.isfinite(p)) or float(np.dot(p - eye, forward)) <= cam.near:
+        depth = cam.depth(label.position)  # in floats: numpy's per-call cost would dominate for one point
+        if not (math.isfinite(depth) and depth > cam.near):
             continue
-        x, y = cam.project(p, w, h)
+        x, y = cam.project(label.position, w, h)
         out.append((x, y, _(label.text)))
     return out
 
@@ -111,18 +112,20 @@ class LiveCheck:
     def __init__(self) -> None:
         self._bodies: list | None = None
         self._rows = self._generations = np.zeros(0, np.int64)
+        self._last_row = -1
 
     def __call__(self, world, bodies: list) -> bool:
         if bodies is not self._bodies:
             self._bodies = bodies
             self._rows = np.array([b.index for b in bodies], np.int64)
             self._generations = np.array([b.generation for b in bodies], np.int64)
+            self._last_row = int(self._rows.max()) if len(self._rows) else -1
         rows, d = self._rows, world.data
         if len(rows) == 0:
             return True
-        if int(rows.max()) >= d.capacity:  # the world was restored to before the row existed
+        if self._last_row >= d.capacity:  # the world was restored to before the row existed
             return False
-        return bool(np.all(d.alive[rows] & (d.generation[rows] == self._generations)))
+        return bool(d.alive.take(rows).all() and np.array_equal(d.generation.take(rows), self._generations))
 
 
 class LessonWindow:
