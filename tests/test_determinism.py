@@ -18,7 +18,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "d3e60899e41a9ad41be2ef4391de0c31d65bdb31f1da4cd1eeea811c0992ff9d"
+RECORDED = "e45a46d4d4422e4027fd319976778c3fe3ced8cb1408bea8727960f8ee3c2fd4"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:

@@ -66,11 +66,26 @@ WB = 9
 IMA = 12
 IMB = 13
 NV = 14
-# rows of ``D``: displacement of b relative to a, and each body's rotation vector, since the step began
+# rows of ``D``: displacement of b relative to a, and each body's rotation vector, since the step began;
+# then, for the patch step (``patch.py``), the inverse inertias of the start of the step, Ia⁻¹ and Ib⁻¹
+# (9 rows each, row-major), and the patch's sums: Σra, Σrb, the point count, the normal's gradient and
+# compliance, the least normal impulse, the normal step, the friction's room and its two steps
 DX = 0
 DRA = 3
 DRB = 6
-ND = 9
+DIA = 9
+DIB = 18
+PSA = 27
+PSB = 30
+PM = 33
+PGRAD = 34
+PCOMP = 35
+PLOW = 36
+PSTEP = 37
+PROOM = 38
+PD1 = 39
+PD2 = 40
+ND = 41
 # rows of a block's gathered inverse inertias ``Inv``, for ``jacobian_lanes``: Ia⁻¹ and Ib⁻¹ (9 rows each,
 # row-major), 1/ma, 1/mb
 IIA = 0

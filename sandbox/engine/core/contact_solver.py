@@ -11,11 +11,13 @@ overlaps never turns into kinetic energy. Restitution follows the sub-steps (``r
 (``graph_color.py``), the manifolds of one block sharing no moving body. A pass gathers a block's body
 velocities into lane rows, solves the block's first points of all lanes side by side, then the second
 points, and so on, and scatters the velocities back. The lane loops have no dependence from one lane to
-the next, which lets the compiler turn them into SIMD instructions: the same Gauss–Seidel sweep as
-solving the manifolds one by one in colour order — exactly what ``contact_solver_reference.py`` does, in
-the seed's plain notation, and what ``tests/test_solver.py`` checks this solver against. The fields of a
-point are laid out as ``contact_rows.py`` describes. The overflow manifolds (no free colour) are left to
-the reference solver.
+the next, which lets the compiler turn them into SIMD instructions. Before its points, each manifold of
+two points or more is solved as one patch, an impulse at its centroid shared evenly by its points
+(``patch.py``: a flat landing leaves without spin, a symmetric rest stays at rest). It is the same
+Gauss–Seidel sweep as solving the manifolds one by one in colour order — exactly what
+``contact_solver_reference.py`` does, in the seed's plain notation, and what ``tests/test_solver.py``
+checks this solver against. The fields of a point are laid out as ``contact_rows.py`` describes. The
+overflow manifolds (no free colour) are left to the reference solver.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from numba import njit, prange
 
 from .contact_rows import (
     APPROACH,
+    DIA,
+    DIB,
     DRA,
     DRB,
     DX,
@@ -43,6 +47,18 @@ from .contact_rows import (
     ND,
     NF,
     NV,
+    PCOMP,
+    PD1,
+    PD2,
+    PGRAD,
+    PLOW,
+    PM,
+    PROOM,
+    PSA,
+    PSB,
+    PSTEP,
+    RA,
+    RB,
     SEP0,
     STRIDE,
     T1,
@@ -61,9 +77,10 @@ from .contact_rows import (
 from .graph_color import PARALLEL_BLOCKS
 from .impulse import push_pair
 from .layout import pair_key
+from .patch import friction_step, normal_step, point_terms
 from .records import Blocks
 from .soft_constraint import soft_coefficients
-from .vecmath import add, dot, load3, scale, store3, sub
+from .vecmath import ZERO_MAT, add, dot, load3, load_mat, scale, store3, sub
 
 
 class NormalCoefficients(NamedTuple):
@@ -290,10 +307,99 @@ def normal_lanes(nl, cw, base, V, D, coefficients):
         set_lane_velocities(V, j, va, wa, vb, wb)
 
 
+@njit(cache=True)
+def lane_inertias(D, j):
+    """Lane ``j``'s inverse inertias of the start of the step, (Ia⁻¹, Ib⁻¹), from its rows of ``D``."""
+    ia = (D[at(0, DIA, j)], D[at(0, DIA + 1, j)], D[at(0, DIA + 2, j)], D[at(0, DIA + 3, j)],
+          D[at(0, DIA + 4, j)], D[at(0, DIA + 5, j)], D[at(0, DIA + 6, j)], D[at(0, DIA + 7, j)],
+          D[at(0, DIA + 8, j)])
+    ib = (D[at(0, DIB, j)], D[at(0, DIB + 1, j)], D[at(0, DIB + 2, j)], D[at(0, DIB + 3, j)],
+          D[at(0, DIB + 4, j)], D[at(0, DIB + 5, j)], D[at(0, DIB + 6, j)], D[at(0, DIB + 7, j)],
+          D[at(0, DIB + 8, j)])
+    return ia, ib
+
+
+@njit(cache=True, error_model="numpy")
+def patch_sums_lanes(nl, cw, base, D, coefficients):
+    """The patch step (``patch.py``), first part, for one slot of a block's lanes: add the slot's point to
+    its lane's sums (Σra, Σrb, the count, Σ(b + Cλ), ΣC, min λ), as ``patch.solve_patch``'s first loop
+    does; an empty slot (no effective mass) adds nothing. Written with selects, not branches, so that the
+    lane loop compiles to SIMD instructions."""
+    for j in range(nl):
+        k = cw[at(base, MASS_N, j)]
+        lam = cw[at(base, LAM_N, j)]
+        real = k > 0.0
+        n = get3(cw, base, N, j)
+        ran, rbn = jac(cw, base, j, 0, 0), jac(cw, base, j, 0, 1)
+        s = (cw[at(base, SEP0, j)] + dot(get3(D, 0, DX, j), n) + dot(get3(D, 0, DRB, j), rbn)
+             - dot(get3(D, 0, DRA, j), ran))
+        g, soft = point_terms(s, k, lam, coefficients)
+        put3(D, 0, PSA, j, add(get3(D, 0, PSA, j), get3(cw, base, RA, j)))
+        put3(D, 0, PSB, j, add(get3(D, 0, PSB, j), get3(cw, base, RB, j)))
+        D[at(0, PM, j)] += 1.0 if real else 0.0
+        D[at(0, PGRAD, j)] += g if real else 0.0
+        D[at(0, PCOMP, j)] += soft if real else 0.0
+        D[at(0, PLOW, j)] = min(D[at(0, PLOW, j)], lam if real else math.inf)
+
+
+@njit(cache=True, error_model="numpy")
+def patch_normal_lanes(nl, cw, off, V, D):
+    """The patch step, second part: each lane's normal step from its sums (``patch.normal_step``)."""
+    for j in range(nl):
+        va, wa, vb, wb, ima, imb = lane_state(V, j)
+        ia, ib = lane_inertias(D, j)
+        va, wa, vb, wb, step = normal_step(get3(D, 0, PSA, j), get3(D, 0, PSB, j), D[at(0, PM, j)],
+                                           D[at(0, PGRAD, j)], D[at(0, PCOMP, j)], D[at(0, PLOW, j)],
+                                           get3(cw, off, N, j), va, wa, vb, wb, ima, imb, ia, ib)
+        D[at(0, PSTEP, j)] = step
+        D[at(0, PROOM, j)] = math.inf
+        set_lane_velocities(V, j, va, wa, vb, wb)
+
+
+@njit(cache=True, error_model="numpy")
+def patch_room_lanes(nl, cw, base, D):
+    """The patch step, third part, for one slot of a block's lanes: the point takes its lane's normal
+    step, and the friction's room shrinks to the point's (μλn − |λt|)."""
+    for j in range(nl):
+        real = cw[at(base, MASS_N, j)] > 0.0
+        lam = cw[at(base, LAM_N, j)] + D[at(0, PSTEP, j)]
+        l1, l2 = cw[at(base, LAM_T1, j)], cw[at(base, LAM_T2, j)]
+        cw[at(base, LAM_N, j)] = lam if real else cw[at(base, LAM_N, j)]
+        cw[at(base, LAM_MAX, j)] = max(cw[at(base, LAM_MAX, j)], lam) if real else cw[at(base, LAM_MAX, j)]
+        room = cw[at(base, MU, j)] * lam - math.sqrt(l1 * l1 + l2 * l2)
+        D[at(0, PROOM, j)] = min(D[at(0, PROOM, j)], room if real else math.inf)
+
+
+@njit(cache=True, error_model="numpy")
+def patch_friction_lanes(nl, cw, off, V, D):
+    """The patch step, fourth part: each lane's friction step (``patch.friction_step``)."""
+    for j in range(nl):
+        va, wa, vb, wb, ima, imb = lane_state(V, j)
+        ia, ib = lane_inertias(D, j)
+        va, wa, vb, wb, d1, d2 = friction_step(get3(D, 0, PSA, j), get3(D, 0, PSB, j), D[at(0, PM, j)],
+                                               D[at(0, PROOM, j)], get3(cw, off, T1, j), get3(cw, off, T2, j),
+                                               va, wa, vb, wb, ima, imb, ia, ib)
+        D[at(0, PD1, j)] = d1
+        D[at(0, PD2, j)] = d2
+        set_lane_velocities(V, j, va, wa, vb, wb)
+
+
+@njit(cache=True, error_model="numpy")
+def patch_tangent_lanes(nl, cw, base, D):
+    """The patch step, last part, for one slot of a block's lanes: the point takes its lane's friction
+    steps."""
+    for j in range(nl):
+        real = cw[at(base, MASS_N, j)] > 0.0
+        cw[at(base, LAM_T1, j)] += D[at(0, PD1, j)] if real else 0.0
+        cw[at(base, LAM_T2, j)] += D[at(0, PD2, j)] if real else 0.0
+
+
 @njit(cache=True, inline="always")
 def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
     """One pass of ``solve_contacts`` over block ``blk`` of the blocks ``B``, with ``V`` and ``D`` as its
-    lane rows (the arrays come one by one, as in ``warm_start_block``)."""
+    lane rows (the arrays come one by one, as in ``warm_start_block``): the patch step of its manifolds
+    of two points or more (``patch.py``, in five lane loops: ``patch_sums_lanes`` … ``patch_tangent_lanes``),
+    then its points one slot after another."""
     order, blk_start, blk_lanes, blk_slots, blk_off = B.order, B.start, B.lanes, B.slots, B.offset
     dpos, drot, vel, angvel = bodies.dpos, bodies.drot, bodies.vel, bodies.angvel
     inv_mass, moving = bodies.inv_mass, bodies.moving
@@ -306,6 +412,28 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
         put3(D, 0, DX, j, sub(load3(dpos, b), load3(dpos, a)))
         put3(D, 0, DRA, j, load3(drot, a))
         put3(D, 0, DRB, j, load3(drot, b))
+    if blk_slots[blk] > 1:  # some lane has a manifold of two points or more: the patch step first
+        for j in range(blk_lanes[blk]):
+            i = order[s + j]
+            a = mb_a[i]
+            b = mb_b[i]
+            ia = load_mat(bodies.inv_inertia_start, a) if moving[a] else ZERO_MAT
+            ib = load_mat(bodies.inv_inertia_start, b) if moving[b] else ZERO_MAT
+            for r in range(9):
+                D[at(0, DIA + r, j)] = ia[r]
+                D[at(0, DIB + r, j)] = ib[r]
+            for r in range(PSA, PLOW):
+                D[at(0, r, j)] = 0.0
+            D[at(0, PLOW, j)] = math.inf
+        slot = NF * STRIDE
+        for p in range(blk_slots[blk]):
+            patch_sums_lanes(blk_lanes[blk], cw, blk_off[blk] + p * slot, D, coefficients)
+        patch_normal_lanes(blk_lanes[blk], cw, blk_off[blk], V, D)
+        for p in range(blk_slots[blk]):
+            patch_room_lanes(blk_lanes[blk], cw, blk_off[blk] + p * slot, D)
+        patch_friction_lanes(blk_lanes[blk], cw, blk_off[blk], V, D)
+        for p in range(blk_slots[blk]):
+            patch_tangent_lanes(blk_lanes[blk], cw, blk_off[blk] + p * slot, D)
     for p in range(blk_slots[blk]):
         base = blk_off[blk] + p * NF * STRIDE
         # each lane: friction first, then the normal (two loops, each short enough for the processor
