@@ -18,7 +18,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "e45a46d4d4422e4027fd319976778c3fe3ced8cb1408bea8727960f8ee3c2fd4"
+RECORDED = "4a6e9f182adeba442867b2fdee8ac02c5bcc79b91743168845f7bbc0f45aa341"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:

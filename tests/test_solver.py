@@ -144,7 +144,7 @@ def test_off_centre_impact_takes_the_formulas_impulse():
     """A tilted box falls onto one edge: the total normal impulse of the edge's two points is the seed's
     j = −(1 + e)·v_rel·n / (1/m + n·((I⁻¹(r×n))×r)), r the lever arm to the edge's middle. The formula
     has no friction, so neither have the surfaces: with friction the edge is held from sliding during
-    the impact too, and takes a larger normal impulse (3.8 N·s here with μ = 0.5)."""
+    the impact too, and takes a larger normal impulse (3.9 N·s here with μ = 0.5)."""
     w = World(gravity=(0, 0, 0))
     w.linear_damping = w.angular_damping = 0.0
     w.iterations = 40

@@ -69,7 +69,7 @@ NV = 14
 # rows of ``D``: displacement of b relative to a, and each body's rotation vector, since the step began;
 # then, for the patch step (``patch.py``), the inverse inertias of the start of the step, Ia⁻¹ and Ib⁻¹
 # (9 rows each, row-major), and the patch's sums: Σra, Σrb, the point count, the normal's gradient and
-# compliance, the least normal impulse, the normal step, the friction's room and its two steps
+# compliance, the least normal impulse, and its step
 DX = 0
 DRA = 3
 DRB = 6
@@ -82,10 +82,7 @@ PGRAD = 34
 PCOMP = 35
 PLOW = 36
 PSTEP = 37
-PROOM = 38
-PD1 = 39
-PD2 = 40
-ND = 41
+ND = 38
 # rows of a block's gathered inverse inertias ``Inv``, for ``jacobian_lanes``: Ia⁻¹ and Ib⁻¹ (9 rows each,
 # row-major), 1/ma, 1/mb
 IIA = 0

@@ -12,8 +12,9 @@ overlaps never turns into kinetic energy. Restitution follows the sub-steps (``r
 velocities into lane rows, solves the block's first points of all lanes side by side, then the second
 points, and so on, and scatters the velocities back. The lane loops have no dependence from one lane to
 the next, which lets the compiler turn them into SIMD instructions. Before its points, each manifold of
-two points or more is solved as one patch, an impulse at its centroid shared evenly by its points
-(``patch.py``: a flat landing leaves without spin, a symmetric rest stays at rest). It is the same
+two points or more is solved as one patch, a normal impulse at its centroid shared evenly by its
+points (``patch.py``: a flat landing leaves without spin), in the first pass of each sub-step and in
+its relax pass. It is the same
 Gauss–Seidel sweep as solving the manifolds one by one in colour order — exactly what
 ``contact_solver_reference.py`` does, in the seed's plain notation, and what ``tests/test_solver.py``
 checks this solver against. The fields of a point are laid out as ``contact_rows.py`` describes. The
@@ -48,12 +49,9 @@ from .contact_rows import (
     NF,
     NV,
     PCOMP,
-    PD1,
-    PD2,
     PGRAD,
     PLOW,
     PM,
-    PROOM,
     PSA,
     PSB,
     PSTEP,
@@ -77,7 +75,7 @@ from .contact_rows import (
 from .graph_color import PARALLEL_BLOCKS
 from .impulse import push_pair
 from .layout import pair_key
-from .patch import friction_step, normal_step, point_terms
+from .patch import normal_step, point_terms
 from .records import Blocks
 from .soft_constraint import soft_coefficients
 from .vecmath import ZERO_MAT, add, dot, load3, load_mat, scale, store3, sub
@@ -85,7 +83,8 @@ from .vecmath import ZERO_MAT, add, dot, load3, load_mat, scale, store3, sub
 
 class NormalCoefficients(NamedTuple):
     """What the normal constraint of a pass needs besides the point: 1/h, the soft constraint's bias rate,
-    mass scale and impulse scale, the largest push-out speed and the overlap left alone (slop)."""
+    mass scale and impulse scale, the largest push-out speed and the overlap left alone (slop); and
+    whether the pass starts each manifold with the patch step (``patch.py``)."""
 
     inv_h: float
     bias_rate: float
@@ -93,19 +92,20 @@ class NormalCoefficients(NamedTuple):
     impulse_scale: float
     max_push: float
     linear_slop: float
+    patch: bool
 
 
 @njit(cache=True)
-def normal_coefficients(h, use_bias, settings):
+def normal_coefficients(h, use_bias, patch, settings):
     """The ``NormalCoefficients`` of a pass over sub-step ``h``: the soft spring of the contacts with
     bias (``settings.contact_hertz``, at most a quarter of the sub-step rate, Box2D v3's rule), or none
-    for the relax pass."""
+    for the relax pass; with the patch step when ``patch``."""
     if use_bias:
         hertz = min(settings.contact_hertz, 0.25 / h)
         bias_rate, mass_scale, impulse_scale = soft_coefficients(hertz, settings.contact_damping_ratio, h)
         return NormalCoefficients(1.0 / h, bias_rate, mass_scale, impulse_scale, settings.max_push_velocity,
-                                  settings.linear_slop)
-    return NormalCoefficients(1.0 / h, 0.0, 1.0, 0.0, 0.0, settings.linear_slop)
+                                  settings.linear_slop, patch)
+    return NormalCoefficients(1.0 / h, 0.0, 1.0, 0.0, 0.0, settings.linear_slop, patch)
 
 
 @njit(cache=True)
@@ -222,7 +222,7 @@ def warm_start(contacts, bodies):
     """Apply the accumulated impulses again (Catto 2005) to the coloured blocks of ``contacts`` (a
     ``SolverContacts``): the solver starts from last sub-step's answer, which is what makes stacks
     converge with few iterations. Colour by colour, on the threads: ``solve_colours``."""
-    solve_colours(contacts, bodies, NormalCoefficients(1.0, 0.0, 1.0, 0.0, 0.0, 0.0), bool(True))
+    solve_colours(contacts, bodies, NormalCoefficients(1.0, 0.0, 1.0, 0.0, 0.0, 0.0, bool(False)), bool(True))
 
 
 @njit(cache=True)
@@ -352,58 +352,30 @@ def patch_normal_lanes(nl, cw, off, V, D):
                                            D[at(0, PGRAD, j)], D[at(0, PCOMP, j)], D[at(0, PLOW, j)],
                                            get3(cw, off, N, j), va, wa, vb, wb, ima, imb, ia, ib)
         D[at(0, PSTEP, j)] = step
-        D[at(0, PROOM, j)] = math.inf
         set_lane_velocities(V, j, va, wa, vb, wb)
 
 
-@njit(cache=True, error_model="numpy")
-def patch_room_lanes(nl, cw, base, D):
-    """The patch step, third part, for one slot of a block's lanes: the point takes its lane's normal
-    step, and the friction's room shrinks to the point's (μλn − |λt|)."""
+@njit(cache=True)
+def patch_impulse_lanes(nl, cw, base, D):
+    """The patch step, last part, for one slot of a block's lanes: the point takes its lane's step."""
     for j in range(nl):
         real = cw[at(base, MASS_N, j)] > 0.0
         lam = cw[at(base, LAM_N, j)] + D[at(0, PSTEP, j)]
-        l1, l2 = cw[at(base, LAM_T1, j)], cw[at(base, LAM_T2, j)]
         cw[at(base, LAM_N, j)] = lam if real else cw[at(base, LAM_N, j)]
         cw[at(base, LAM_MAX, j)] = max(cw[at(base, LAM_MAX, j)], lam) if real else cw[at(base, LAM_MAX, j)]
-        room = cw[at(base, MU, j)] * lam - math.sqrt(l1 * l1 + l2 * l2)
-        D[at(0, PROOM, j)] = min(D[at(0, PROOM, j)], room if real else math.inf)
-
-
-@njit(cache=True, error_model="numpy")
-def patch_friction_lanes(nl, cw, off, V, D):
-    """The patch step, fourth part: each lane's friction step (``patch.friction_step``)."""
-    for j in range(nl):
-        va, wa, vb, wb, ima, imb = lane_state(V, j)
-        ia, ib = lane_inertias(D, j)
-        va, wa, vb, wb, d1, d2 = friction_step(get3(D, 0, PSA, j), get3(D, 0, PSB, j), D[at(0, PM, j)],
-                                               D[at(0, PROOM, j)], get3(cw, off, T1, j), get3(cw, off, T2, j),
-                                               va, wa, vb, wb, ima, imb, ia, ib)
-        D[at(0, PD1, j)] = d1
-        D[at(0, PD2, j)] = d2
-        set_lane_velocities(V, j, va, wa, vb, wb)
-
-
-@njit(cache=True, error_model="numpy")
-def patch_tangent_lanes(nl, cw, base, D):
-    """The patch step, last part, for one slot of a block's lanes: the point takes its lane's friction
-    steps."""
-    for j in range(nl):
-        real = cw[at(base, MASS_N, j)] > 0.0
-        cw[at(base, LAM_T1, j)] += D[at(0, PD1, j)] if real else 0.0
-        cw[at(base, LAM_T2, j)] += D[at(0, PD2, j)] if real else 0.0
 
 
 @njit(cache=True, inline="always")
 def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
     """One pass of ``solve_contacts`` over block ``blk`` of the blocks ``B``, with ``V`` and ``D`` as its
-    lane rows (the arrays come one by one, as in ``warm_start_block``): the patch step of its manifolds
-    of two points or more (``patch.py``, in five lane loops: ``patch_sums_lanes`` … ``patch_tangent_lanes``),
-    then its points one slot after another."""
+    lane rows (the arrays come one by one, as in ``warm_start_block``): when the pass has it, the patch
+    step of its manifolds of two points or more (``patch.py``, in three lane loops: ``patch_sums_lanes``,
+    ``patch_normal_lanes``, ``patch_impulse_lanes``), then its points one slot after another."""
     order, blk_start, blk_lanes, blk_slots, blk_off = B.order, B.start, B.lanes, B.slots, B.offset
     dpos, drot, vel, angvel = bodies.dpos, bodies.drot, bodies.vel, bodies.angvel
     inv_mass, moving = bodies.inv_mass, bodies.moving
     gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
+    patch = coefficients.patch and blk_slots[blk] > 1  # some lane has a manifold of two points or more
     s = blk_start[blk]
     for j in range(blk_lanes[blk]):
         i = order[s + j]
@@ -412,11 +384,7 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
         put3(D, 0, DX, j, sub(load3(dpos, b), load3(dpos, a)))
         put3(D, 0, DRA, j, load3(drot, a))
         put3(D, 0, DRB, j, load3(drot, b))
-    if blk_slots[blk] > 1:  # some lane has a manifold of two points or more: the patch step first
-        for j in range(blk_lanes[blk]):
-            i = order[s + j]
-            a = mb_a[i]
-            b = mb_b[i]
+        if patch:  # the inverse inertias of the start of the step, and the patch's sums zeroed
             ia = load_mat(bodies.inv_inertia_start, a) if moving[a] else ZERO_MAT
             ib = load_mat(bodies.inv_inertia_start, b) if moving[b] else ZERO_MAT
             for r in range(9):
@@ -425,15 +393,13 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
             for r in range(PSA, PLOW):
                 D[at(0, r, j)] = 0.0
             D[at(0, PLOW, j)] = math.inf
+    if patch:
         slot = NF * STRIDE
         for p in range(blk_slots[blk]):
             patch_sums_lanes(blk_lanes[blk], cw, blk_off[blk] + p * slot, D, coefficients)
         patch_normal_lanes(blk_lanes[blk], cw, blk_off[blk], V, D)
         for p in range(blk_slots[blk]):
-            patch_room_lanes(blk_lanes[blk], cw, blk_off[blk] + p * slot, D)
-        patch_friction_lanes(blk_lanes[blk], cw, blk_off[blk], V, D)
-        for p in range(blk_slots[blk]):
-            patch_tangent_lanes(blk_lanes[blk], cw, blk_off[blk] + p * slot, D)
+            patch_impulse_lanes(blk_lanes[blk], cw, blk_off[blk] + p * slot, D)
     for p in range(blk_slots[blk]):
         base = blk_off[blk] + p * NF * STRIDE
         # each lane: friction first, then the normal (two loops, each short enough for the processor

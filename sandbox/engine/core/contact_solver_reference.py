@@ -2,8 +2,8 @@
 tutorials write them.
 
 This is the same method as the wide solver (``contact_solver.py``) without its data layout: for each
-manifold in colour order, first one impulse at its centroid shared evenly by its points (the patch step,
-``patch.py``, which keeps a flat landing or a symmetric rest symmetric), then for each of its points,
+manifold in colour order, first one normal impulse at its centroid shared evenly by its points (the
+patch step, ``patch.py``, which keeps a flat landing symmetric), then for each of its points,
 first friction, then the normal impulse, each computed from the bodies' velocities with the impulse
 formula of ``impulse.py`` written out. Read it first; the
 wide solver computes the same numbers (``tests/test_solver.py`` checks the two agree to 1e-9), only
@@ -119,8 +119,8 @@ def solve_point(k, contacts, bodies, coefficients, warm):
 
 @njit(cache=True)
 def solve_manifold_patch(i, contacts, bodies, coefficients):
-    """The patch step of manifold ``i`` (``patch.py``): one impulse at its centroid along the normal and
-    the tangents, shared evenly by its points, before they are solved one by one."""
+    """The patch step of manifold ``i`` (``patch.py``): one normal impulse at its centroid, shared evenly
+    by its points, before they are solved one by one."""
     a, b = contacts.body_a[i], contacts.body_b[i]
     vel, angvel = bodies.vel, bodies.angvel
     ima = bodies.inv_mass[a] if bodies.moving[a] else 0.0
@@ -142,13 +142,13 @@ def solve_manifold_patch(i, contacts, bodies, coefficients):
 @njit(cache=True)
 def solve_blocks(contacts, bodies, coefficients, warm, first, last):
     """One pass over blocks ``first``…``last − 1`` of ``contacts``: every manifold in colour order, first
-    as one patch (``solve_manifold_patch``, when it has two points or more), then every point of it in
-    turn (``solve_point``); with ``warm``, the warm start instead."""
+    as one patch (``solve_manifold_patch``, when it has two points or more and the pass's coefficients
+    say so), then every point of it in turn (``solve_point``); with ``warm``, the warm start instead."""
     B = contacts.table
     for blk in range(first, last):
         for lane in range(B.lanes[blk]):
             i = B.order[B.start[blk] + lane]
-            if not warm and contacts.npoints[i] > 1:
+            if not warm and coefficients.patch and contacts.npoints[i] > 1:
                 solve_manifold_patch(i, contacts, bodies, coefficients)
             for p in range(contacts.npoints[i]):
                 solve_point(contacts.first[i] + p, contacts, bodies, coefficients, warm)

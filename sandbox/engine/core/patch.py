@@ -1,18 +1,20 @@
-"""The patch step: one impulse at a manifold's centroid before its points are solved one by one.
+"""The patch step: one normal impulse at a manifold's centroid before its points are solved one by one.
 
 Sequential impulses solve a manifold's points one after another. When a box lands flat, the first of
 its four corners solved takes the whole impact and tips the box; the tip gives the other corners a
 sliding velocity, their friction impulses differ and have lever arms about the normal, and the box
 leaves the ground spinning about the vertical and drifting sideways (issue 9: 0.7 rad/s of yaw from a
 2 m drop). The iterations would take the asymmetry out only in the limit, and each sub-step stops after
-a few. A symmetric rest (a ball on the middle of a box) is disturbed the same way, pass after pass.
+a few. A symmetric rest (a ball on the middle of a box) got the same kind of kick.
 
-So each pass first solves the manifold as one *patch*: the same impulse increment Δ on every point, which
-is one impulse m·Δ at the points' centroid (m points sharing the normal). This is one more direction
-of the same Gauss–Seidel descent, the "subspace correction" that multigrid adds to point relaxation
-(Xu, "Iterative methods by space decomposition and subspace correction", SIAM Review 1992): the
-points' own passes follow and converge to the same answer as before, but a symmetric impact or rest is
-solved exactly by the patch, and the points are left nothing to make asymmetric.
+So each manifold is first solved as one *patch*: the same impulse increment Δ on every point, which is
+one impulse m·Δ at the points' centroid (m points sharing the normal). This is one more direction of
+the same Gauss–Seidel descent, the "subspace correction" that multigrid adds to point relaxation (Xu,
+"Iterative methods by space decomposition and subspace correction", SIAM Review 1992): the points' own
+passes follow and converge to the same answer as before, but a symmetric impact or rest is solved
+exactly by the patch, and the points are left nothing to make asymmetric. It runs in the first solve
+pass of each sub-step and in its relax pass (``substeps.run_substeps``), the passes that take the
+sub-step's gravity and its impacts; the passes between only take out what is left.
 
 **Normal.** The points' passes minimise, Gauss–Seidel fashion, ½λᵀ(A + C)λ + λᵀ(v + b) over λ ≥ 0,
 A the points' Delassus matrix (Aᵢⱼ = Jᵢ M⁻¹ Jⱼᵀ), v their normal velocities, b the soft step's biases
@@ -26,19 +28,19 @@ Sa = Σ raᵢ, Sb = Σ rbᵢ (the centroid's anchors times m), and Σ vᵢ = m(v
 Δ is kept ≥ −minᵢ λᵢ, so no point pulls: an exact line search inside the feasible set, which cannot
 undo the points' convergence (at the points' answer the derivative along 1 is zero, and the step is 0).
 
-**Friction.** The same along each tangent: the increment (Δ₁, Δ₂) on every point that stops the
-centroid's sliding, with the per-point solver's diagonal effective masses. It is shortened so that every
-point stays inside its own Coulomb disc |λt| ≤ μ·λn (the slack minᵢ(μλnᵢ − |λtᵢ|) bounds |Δ|): a
-sliding point is at its disc's edge, so a sliding patch gets no patch friction and slides exactly as
-before (Coulomb's torsional and straight-sliding friction are the points' work, ``tests/test_friction.py``);
-a patch that sticks has its bulk friction shared evenly. The idea is that of PhysX's patch friction
-(friction at the patch, not the points), kept as a first guess that the points' passes correct.
+**Friction** is left to the points. A patch friction step (the centroid's sliding stopped, each
+point's share kept inside its Coulomb disc) was tried and dropped: it changed nothing measurable (a box
+nudged along the ground at 0.05 to 1 m/s yawed at under 10⁻³ rad/s with it and without any patch:
+sliding friction sits at every point's disc, where a patch step has no room, and sticking friction
+converges with warm starting), for three more lane loops per pass. The asymmetric friction that spun a
+flat landing came from the tilt that the points' normal impulses, solved one after another, gave the
+box; the normal patch removes it.
 
 The reference solver calls ``solve_patch`` per manifold; the wide solver does the same lane by lane,
-through the same ``point_terms``, ``normal_step`` and ``friction_step`` in the same order, so the two
-still agree to the last bit (``tests/test_solver.py``). Only manifolds of two or more points have a
-patch; one point is its own patch. The rows read are few (anchors, separation, impulses): the
-centroid's Jacobians are made from the bodies' inverse inertias, not stored.
+through the same ``point_terms`` and ``normal_step`` in the same order, so the two still agree to the
+last bit (``tests/test_solver.py``). Only manifolds of two or more points have a patch; one point is its
+own patch. The rows read are few (anchors, separation, impulses): the centroid's Jacobians are made
+from the bodies' inverse inertias, not stored.
 """
 
 from __future__ import annotations
@@ -50,17 +52,12 @@ from numba import njit
 from .contact_rows import (
     LAM_MAX,
     LAM_N,
-    LAM_T1,
-    LAM_T2,
     MASS_N,
-    MU,
     NF,
     RA,
     RB,
     SEP0,
     STRIDE,
-    T1,
-    T2,
     N,
     at,
     get3,
@@ -71,19 +68,20 @@ from .vecmath import add, cross, dot, mat_vec, scale, sub
 SLOT = NF * STRIDE  # from one point of a manifold to the next in ``cw`` (the same lane of the next slot)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def point_terms(s, k, lam, coefficients):
     """A point's share of the patch's normal gradient, bᵢ + Cᵢλᵢ, and its compliance Cᵢ (see the module's
     docstring), from its separation ``s`` now, effective mass ``k`` and accumulated impulse ``lam``, with
-    the bias and softness that the points' own pass gives it (``contact_solver.normal_update``)."""
-    if s > 0.0:  # speculative: rigid, the approach allowed that closes the gap within the sub-step
-        return s * coefficients.inv_h, 0.0
-    bias = max(coefficients.bias_rate * min(s + coefficients.linear_slop, 0.0), -coefficients.max_push)
-    soft = coefficients.impulse_scale / (coefficients.mass_scale * k) if k > 0.0 else 0.0
+    the bias and softness that the points' own pass gives it (``contact_solver.normal_update``). Selects,
+    not branches, and the ``numpy`` error model, so that the wide solver's lane loops stay SIMD."""
+    speculative = s > 0.0  # rigid: the approach allowed is the one that closes the gap within the sub-step
+    bias = s * coefficients.inv_h if speculative else max(
+        coefficients.bias_rate * min(s + coefficients.linear_slop, 0.0), -coefficients.max_push)
+    soft = 0.0 if speculative or k <= 0.0 else coefficients.impulse_scale / (coefficients.mass_scale * k)
     return bias + soft * lam, soft
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def normal_step(sa, sb, m, grad, compliance, lowest, n, va, wa, vb, wb, ima, imb, ia, ib):
     """The patch's normal step from its sums (Σra, Σrb, m points, Σ(bᵢ + Cᵢλᵢ), ΣCᵢ, minᵢ λᵢ): the
     increment Δ of every point's impulse, and the velocities after m·Δ at the centroid. None (0) for
@@ -98,35 +96,13 @@ def normal_step(sa, sb, m, grad, compliance, lowest, n, va, wa, vb, wb, ima, imb
 
 
 @njit(cache=True)
-def friction_step(sa, sb, m, room, t1, t2, va, wa, vb, wb, ima, imb, ia, ib):
-    """The patch's friction step: the increments (Δ₁, Δ₂) of every point's tangential impulses that stop
-    the centroid's sliding, shortened to ``room`` (minᵢ(μλnᵢ − |λtᵢ|)), and the velocities after them.
-    None (0, 0) for fewer than two points."""
-    ims = ima + imb
-    dv = sub(vb, va)
-    sa1, sb1, sa2, sb2 = cross(sa, t1), cross(sb, t1), cross(sa, t2), cross(sb, t2)
-    ja1, jb1, ja2, jb2 = mat_vec(ia, sa1), mat_vec(ib, sb1), mat_vec(ia, sa2), mat_vec(ib, sb2)
-    k1 = m * m * ims + dot(sa1, ja1) + dot(sb1, jb1)
-    k2 = m * m * ims + dot(sa2, ja2) + dot(sb2, jb2)
-    d1 = -(m * dot(dv, t1) + dot(wb, sb1) - dot(wa, sa1)) / k1 if k1 > 0.0 else 0.0
-    d2 = -(m * dot(dv, t2) + dot(wb, sb2) - dot(wa, sa2)) / k2 if k2 > 0.0 else 0.0
-    size = math.sqrt(d1 * d1 + d2 * d2)
-    fit = min(1.0, max(room, 0.0) / size) if size > 0.0 and m > 1.5 else 0.0
-    d1 *= fit
-    d2 *= fit
-    va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, scale(t1, m), d1, ja1, jb1)
-    va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, scale(t2, m), d2, ja2, jb2)
-    return va, wa, vb, wb, d1, d2
-
-
-@njit(cache=True)
 def solve_patch(cw, c0, points, va, wa, vb, wb, ima, imb, ia, ib, dx, dra, drb, coefficients):
     """One patch step (see the module's docstring) of the manifold of ``points`` points whose fields start
     at ``c0``, ``c0 + SLOT``, …, between bodies of velocities ``va``, ``wa``, ``vb``, ``wb``, inverse
     masses ``ima``, ``imb`` and inverse inertias ``ia``, ``ib`` (those of the start of the step),
     displaced by ``dx``, ``dra``, ``drb`` since the step began, with the pass's ``NormalCoefficients``.
-    Updates the points' accumulated impulses and returns the new velocities. The wide solver computes
-    the same, lane by lane (``contact_solver.patch_sums_lanes`` and the three after it)."""
+    Updates the points' accumulated normal impulses and returns the new velocities. The wide solver
+    computes the same, lane by lane (``contact_solver.patch_sums_lanes`` and the two after it)."""
     n = get3(cw, c0, N, 0)
     sa = (0.0, 0.0, 0.0)
     sb = (0.0, 0.0, 0.0)
@@ -144,19 +120,9 @@ def solve_patch(cw, c0, points, va, wa, vb, wb, ima, imb, ia, ib, dx, dra, drb, 
         lowest = min(lowest, cw[at(c, LAM_N, 0)])
     va, wa, vb, wb, step = normal_step(sa, sb, m, grad, compliance, lowest, n, va, wa, vb, wb, ima, imb, ia,
                                        ib)
-    # every point takes the step; the friction's room is how far each point's impulse is from its disc
-    room = math.inf
-    for p in range(points):
+    for p in range(points):  # every point takes the step
         c = c0 + p * SLOT
         lam = cw[at(c, LAM_N, 0)] + step
         cw[at(c, LAM_N, 0)] = lam
         cw[at(c, LAM_MAX, 0)] = max(cw[at(c, LAM_MAX, 0)], lam)
-        l1, l2 = cw[at(c, LAM_T1, 0)], cw[at(c, LAM_T2, 0)]
-        room = min(room, cw[at(c, MU, 0)] * lam - math.sqrt(l1 * l1 + l2 * l2))
-    va, wa, vb, wb, d1, d2 = friction_step(sa, sb, m, room, get3(cw, c0, T1, 0), get3(cw, c0, T2, 0), va, wa,
-                                           vb, wb, ima, imb, ia, ib)
-    for p in range(points):
-        c = c0 + p * SLOT
-        cw[at(c, LAM_T1, 0)] += d1
-        cw[at(c, LAM_T2, 0)] += d2
     return va, wa, vb, wb
