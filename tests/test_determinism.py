@@ -18,7 +18,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "4a6e9f182adeba442867b2fdee8ac02c5bcc79b91743168845f7bbc0f45aa341"
+RECORDED = "698cf64e63c00ec4fccc93028c0a7cc05b218dd7ff159f119147d1352cbf7c7b"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:

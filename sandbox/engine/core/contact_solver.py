@@ -30,8 +30,6 @@ from numba import njit, prange
 
 from .contact_rows import (
     APPROACH,
-    DIA,
-    DIB,
     DRA,
     DRB,
     DX,
@@ -50,13 +48,13 @@ from .contact_rows import (
     NV,
     PCOMP,
     PGRAD,
+    PJAN,
+    PJBN,
     PLOW,
     PM,
-    PSA,
-    PSB,
+    PSAN,
+    PSBN,
     PSTEP,
-    RA,
-    RB,
     SEP0,
     STRIDE,
     T1,
@@ -78,7 +76,7 @@ from .layout import pair_key
 from .patch import normal_step, point_terms
 from .records import Blocks
 from .soft_constraint import soft_coefficients
-from .vecmath import ZERO_MAT, add, dot, load3, load_mat, scale, store3, sub
+from .vecmath import add, dot, load3, scale, store3, sub
 
 
 class NormalCoefficients(NamedTuple):
@@ -307,24 +305,12 @@ def normal_lanes(nl, cw, base, V, D, coefficients):
         set_lane_velocities(V, j, va, wa, vb, wb)
 
 
-@njit(cache=True)
-def lane_inertias(D, j):
-    """Lane ``j``'s inverse inertias of the start of the step, (Ia⁻¹, Ib⁻¹), from its rows of ``D``."""
-    ia = (D[at(0, DIA, j)], D[at(0, DIA + 1, j)], D[at(0, DIA + 2, j)], D[at(0, DIA + 3, j)],
-          D[at(0, DIA + 4, j)], D[at(0, DIA + 5, j)], D[at(0, DIA + 6, j)], D[at(0, DIA + 7, j)],
-          D[at(0, DIA + 8, j)])
-    ib = (D[at(0, DIB, j)], D[at(0, DIB + 1, j)], D[at(0, DIB + 2, j)], D[at(0, DIB + 3, j)],
-          D[at(0, DIB + 4, j)], D[at(0, DIB + 5, j)], D[at(0, DIB + 6, j)], D[at(0, DIB + 7, j)],
-          D[at(0, DIB + 8, j)])
-    return ia, ib
-
-
 @njit(cache=True, error_model="numpy")
 def patch_sums_lanes(nl, cw, base, D, coefficients):
     """The patch step (``patch.py``), first part, for one slot of a block's lanes: add the slot's point to
-    its lane's sums (Σra, Σrb, the count, Σ(b + Cλ), ΣC, min λ), as ``patch.solve_patch``'s first loop
-    does; an empty slot (no effective mass) adds nothing. Written with selects, not branches, so that the
-    lane loop compiles to SIMD instructions."""
+    its lane's sums (Σ ra×n, Σ rb×n, Σ Ia⁻¹(ra×n), Σ Ib⁻¹(rb×n), the count, Σ(b + Cλ), ΣC, min λ), as
+    ``patch.solve_patch``'s first loop does; an empty slot (no effective mass) adds nothing. Written with
+    selects, not branches, so that the lane loop compiles to SIMD instructions."""
     for j in range(nl):
         k = cw[at(base, MASS_N, j)]
         lam = cw[at(base, LAM_N, j)]
@@ -334,8 +320,10 @@ def patch_sums_lanes(nl, cw, base, D, coefficients):
         s = (cw[at(base, SEP0, j)] + dot(get3(D, 0, DX, j), n) + dot(get3(D, 0, DRB, j), rbn)
              - dot(get3(D, 0, DRA, j), ran))
         g, soft = point_terms(s, k, lam, coefficients)
-        put3(D, 0, PSA, j, add(get3(D, 0, PSA, j), get3(cw, base, RA, j)))
-        put3(D, 0, PSB, j, add(get3(D, 0, PSB, j), get3(cw, base, RB, j)))
+        put3(D, 0, PSAN, j, add(get3(D, 0, PSAN, j), ran))
+        put3(D, 0, PSBN, j, add(get3(D, 0, PSBN, j), rbn))
+        put3(D, 0, PJAN, j, add(get3(D, 0, PJAN, j), jac(cw, base, j, 0, 2)))
+        put3(D, 0, PJBN, j, add(get3(D, 0, PJBN, j), jac(cw, base, j, 0, 3)))
         D[at(0, PM, j)] += 1.0 if real else 0.0
         D[at(0, PGRAD, j)] += g if real else 0.0
         D[at(0, PCOMP, j)] += soft if real else 0.0
@@ -347,10 +335,10 @@ def patch_normal_lanes(nl, cw, off, V, D):
     """The patch step, second part: each lane's normal step from its sums (``patch.normal_step``)."""
     for j in range(nl):
         va, wa, vb, wb, ima, imb = lane_state(V, j)
-        ia, ib = lane_inertias(D, j)
-        va, wa, vb, wb, step = normal_step(get3(D, 0, PSA, j), get3(D, 0, PSB, j), D[at(0, PM, j)],
-                                           D[at(0, PGRAD, j)], D[at(0, PCOMP, j)], D[at(0, PLOW, j)],
-                                           get3(cw, off, N, j), va, wa, vb, wb, ima, imb, ia, ib)
+        va, wa, vb, wb, step = normal_step(get3(D, 0, PSAN, j), get3(D, 0, PSBN, j), get3(D, 0, PJAN, j),
+                                           get3(D, 0, PJBN, j), D[at(0, PM, j)], D[at(0, PGRAD, j)],
+                                           D[at(0, PCOMP, j)], D[at(0, PLOW, j)], get3(cw, off, N, j), va, wa,
+                                           vb, wb, ima, imb)
         D[at(0, PSTEP, j)] = step
         set_lane_velocities(V, j, va, wa, vb, wb)
 
@@ -384,13 +372,8 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
         put3(D, 0, DX, j, sub(load3(dpos, b), load3(dpos, a)))
         put3(D, 0, DRA, j, load3(drot, a))
         put3(D, 0, DRB, j, load3(drot, b))
-        if patch:  # the inverse inertias of the start of the step, and the patch's sums zeroed
-            ia = load_mat(bodies.inv_inertia_start, a) if moving[a] else ZERO_MAT
-            ib = load_mat(bodies.inv_inertia_start, b) if moving[b] else ZERO_MAT
-            for r in range(9):
-                D[at(0, DIA + r, j)] = ia[r]
-                D[at(0, DIB + r, j)] = ib[r]
-            for r in range(PSA, PLOW):
+        if patch:  # the patch's sums start from nothing
+            for r in range(PSAN, PLOW):
                 D[at(0, r, j)] = 0.0
             D[at(0, PLOW, j)] = math.inf
     if patch:

@@ -22,9 +22,11 @@ and C = diag(isc/(ms·Kᵢ)) the soft spring's compliance: the soft update Δλ 
 exactly the Gauss–Seidel step of that problem, since ms + isc = 1 (``soft_constraint.py``). Along the
 direction 1 (every point alike) the minimum is at
 
-    Δ = −Σᵢ(vᵢ + bᵢ + Cᵢλᵢ) / (1ᵀA1 + ΣCᵢ),   1ᵀA1 = m²(1/ma + 1/mb) + (Sa×n)·Ia⁻¹(Sa×n) + (Sb×n)·Ib⁻¹(Sb×n),
+    Δ = −Σᵢ(vᵢ + bᵢ + Cᵢλᵢ) / (1ᵀA1 + ΣCᵢ),   1ᵀA1 = m²(1/ma + 1/mb) + Sa·Ia⁻¹Sa + Sb·Ib⁻¹Sb,
 
-Sa = Σ raᵢ, Sb = Σ rbᵢ (the centroid's anchors times m), and Σ vᵢ = m(vb − va)·n + ωb·(Sb×n) − ωa·(Sa×n).
+Sa = Σ raᵢ×n, Sb = Σ rbᵢ×n (the centroid's angular Jacobian rows times m), and Σ vᵢ = m(vb − va)·n +
+ωb·Sb − ωa·Sa. Both are linear in the anchors, so they are the sums of the points' own cached rows
+(raᵢ×n, Ia⁻¹(raᵢ×n), … of ``contact_prepare.jacobian_lanes``): no inertia is read.
 Δ is kept ≥ −minᵢ λᵢ, so no point pulls: an exact line search inside the feasible set, which cannot
 undo the points' convergence (at the points' answer the derivative along 1 is zero, and the step is 0).
 
@@ -39,8 +41,8 @@ box; the normal patch removes it.
 The reference solver calls ``solve_patch`` per manifold; the wide solver does the same lane by lane,
 through the same ``point_terms`` and ``normal_step`` in the same order, so the two still agree to the
 last bit (``tests/test_solver.py``). Only manifolds of two or more points have a patch; one point is its
-own patch. The rows read are few (anchors, separation, impulses): the centroid's Jacobians are made
-from the bodies' inverse inertias, not stored.
+own patch. It reads each point's normal rows, separation and impulse, as the point's own normal
+step does.
 """
 
 from __future__ import annotations
@@ -82,12 +84,10 @@ def point_terms(s, k, lam, coefficients):
 
 
 @njit(cache=True, error_model="numpy")
-def normal_step(sa, sb, m, grad, compliance, lowest, n, va, wa, vb, wb, ima, imb, ia, ib):
-    """The patch's normal step from its sums (Σra, Σrb, m points, Σ(bᵢ + Cᵢλᵢ), ΣCᵢ, minᵢ λᵢ): the
-    increment Δ of every point's impulse, and the velocities after m·Δ at the centroid. None (0) for
-    fewer than two points."""
-    san, sbn = cross(sa, n), cross(sb, n)
-    jan, jbn = mat_vec(ia, san), mat_vec(ib, sbn)
+def normal_step(san, sbn, jan, jbn, m, grad, compliance, lowest, n, va, wa, vb, wb, ima, imb):
+    """The patch's normal step from its sums (Σ raᵢ×n, Σ rbᵢ×n, Σ Ia⁻¹(raᵢ×n), Σ Ib⁻¹(rbᵢ×n), m points,
+    Σ(bᵢ + Cᵢλᵢ), ΣCᵢ, minᵢ λᵢ): the increment Δ of every point's impulse, and the velocities after
+    m·Δ at the centroid. None (0) for fewer than two points."""
     grad += m * dot(sub(vb, va), n) + dot(wb, sbn) - dot(wa, san)
     curvature = m * m * (ima + imb) + dot(san, jan) + dot(sbn, jbn) + compliance
     step = max(-grad / curvature, -lowest) if curvature > 0.0 and m > 1.5 else 0.0
@@ -104,22 +104,24 @@ def solve_patch(cw, c0, points, va, wa, vb, wb, ima, imb, ia, ib, dx, dra, drb, 
     Updates the points' accumulated normal impulses and returns the new velocities. The wide solver
     computes the same, lane by lane (``contact_solver.patch_sums_lanes`` and the two after it)."""
     n = get3(cw, c0, N, 0)
-    sa = (0.0, 0.0, 0.0)
-    sb = (0.0, 0.0, 0.0)
+    zero = (0.0, 0.0, 0.0)
+    san, sbn, jan, jbn = zero, zero, zero, zero
     m, grad, compliance, lowest = 0.0, 0.0, 0.0, math.inf
     for p in range(points):
         c = c0 + p * SLOT
-        ra, rb = get3(cw, c, RA, 0), get3(cw, c, RB, 0)
-        s = cw[at(c, SEP0, 0)] + dot(dx, n) + dot(drb, cross(rb, n)) - dot(dra, cross(ra, n))
+        ran, rbn = cross(get3(cw, c, RA, 0), n), cross(get3(cw, c, RB, 0), n)
+        s = cw[at(c, SEP0, 0)] + dot(dx, n) + dot(drb, rbn) - dot(dra, ran)
         g, soft = point_terms(s, cw[at(c, MASS_N, 0)], cw[at(c, LAM_N, 0)], coefficients)
-        sa = add(sa, ra)
-        sb = add(sb, rb)
+        san = add(san, ran)
+        sbn = add(sbn, rbn)
+        jan = add(jan, mat_vec(ia, ran))
+        jbn = add(jbn, mat_vec(ib, rbn))
         m += 1.0
         grad += g
         compliance += soft
         lowest = min(lowest, cw[at(c, LAM_N, 0)])
-    va, wa, vb, wb, step = normal_step(sa, sb, m, grad, compliance, lowest, n, va, wa, vb, wb, ima, imb, ia,
-                                       ib)
+    va, wa, vb, wb, step = normal_step(san, sbn, jan, jbn, m, grad, compliance, lowest, n, va, wa, vb, wb,
+                                       ima, imb)
     for p in range(points):  # every point takes the step
         c = c0 + p * SLOT
         lam = cw[at(c, LAM_N, 0)] + step

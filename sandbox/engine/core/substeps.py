@@ -123,9 +123,9 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
         for k in range(3):
             bodies.dpos[i, k] = 0.0
             bodies.drot[i, k] = 0.0
-    if mode == IMPULSE:
-        # the contacts are linearised with the inertias of the start of the step: the wide solver's cached
-        # Jacobian rows, the reference solver and the patch step (patch.py) all read these
+    if mode == IMPULSE and (all_reference or contacts.wide_blocks < contacts.blocks):
+        # the reference solver linearises the contacts with the inertias of the start of the step, as
+        # the wide solver's cached Jacobian rows do
         bodies.inv_inertia_start[:n] = bodies.inv_inertia[:n]
     record_speeds(bodies)
     k = int(0)  # the solver trace's next row
