@@ -18,7 +18,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "d3e60899e41a9ad41be2ef4391de0c31d65bdb31f1da4cd1eeea811c0992ff9d"
+RECORDED = "698cf64e63c00ec4fccc93028c0a7cc05b218dd7ff159f119147d1352cbf7c7b"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:

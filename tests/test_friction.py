@@ -83,8 +83,10 @@ def test_spinning_box_slows_at_coulombs_rate(iterations):
 
 
 def test_fast_spinning_box_slows_at_coulombs_rate():
-    # at 10 rad/s the box turns 10° a step on a contact frame made once per step: still within 1 %
-    assert spun_box(10.0, 10) == pytest.approx(3 * 0.5 * G / math.sqrt(0.5), rel=0.01)
+    # at 10 rad/s the box turns 10° a step on a contact frame made once per step: within 2 % (the
+    # converged solve, 40 iterations, is 1.3 % slow here, with or without the patch step; 10 iterations
+    # give 1.4 % with it, and gave 0.3 % without it, by being further from convergence)
+    assert spun_box(10.0, 10) == pytest.approx(3 * 0.5 * G / math.sqrt(0.5), rel=0.02)
 
 
 @pytest.mark.parametrize("heading_deg", [0.0, 30.0, 45.0, 80.0])

@@ -695,8 +695,8 @@ class World:
         elif mc.count:
             reuse = np.empty(npairs, np.int64)
             todo = np.empty((npairs, 2), np.int64)
-            nt = manifold_cache.find_reusable(pairs, npairs, d.pos, d.quat, nbodies, mc.current, mc.count,
-                                              reuse, todo)
+            nt = manifold_cache.find_reusable(pairs, npairs, d.kind, d.pos, d.quat, nbodies, mc.current,
+                                              mc.count, reuse, todo)
             # the fresh manifolds go to the front of ``out``, the merge spreads them among the reused ones
             nf = collide_pairs(todo, nt, d.kind, d.params, d.pos, d.quat, H, margins, *out) if nt else 0
             c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, mc.current, nf, out,

@@ -156,6 +156,7 @@ STAGES = (
            N_("Scrub through the passes and watch the impulses settle: the plot shows the largest change "
               "from pass to pass, which should fall.")),
           (CodeRef(CORE + "contact_solver_reference.py", "solve_point"),
+           CodeRef(CORE + "patch.py", "solve_patch"),
            CodeRef(CORE + "contact_solver.py", "warm_start"),
            CodeRef(CORE + "contact_solver.py", "solve_contacts"),
            CodeRef(CORE + "contact_solver.py", "friction_lanes"),

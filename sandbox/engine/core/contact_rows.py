@@ -66,11 +66,22 @@ WB = 9
 IMA = 12
 IMB = 13
 NV = 14
-# rows of ``D``: displacement of b relative to a, and each body's rotation vector, since the step began
+# rows of ``D``: displacement of b relative to a, and each body's rotation vector, since the step began;
+# then the patch step's sums (``patch.py``): Σ ra×n, Σ rb×n, Σ Ia⁻¹(ra×n), Σ Ib⁻¹(rb×n), the point count,
+# the normal's gradient and compliance, the least normal impulse, and the patch's step
 DX = 0
 DRA = 3
 DRB = 6
-ND = 9
+PSAN = 9
+PSBN = 12
+PJAN = 15
+PJBN = 18
+PM = 21
+PGRAD = 22
+PCOMP = 23
+PLOW = 24
+PSTEP = 25
+ND = 26
 # rows of a block's gathered inverse inertias ``Inv``, for ``jacobian_lanes``: Ia⁻¹ and Ib⁻¹ (9 rows each,
 # row-major), 1/ma, 1/mb
 IIA = 0

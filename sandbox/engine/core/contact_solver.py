@@ -11,11 +11,14 @@ overlaps never turns into kinetic energy. Restitution follows the sub-steps (``r
 (``graph_color.py``), the manifolds of one block sharing no moving body. A pass gathers a block's body
 velocities into lane rows, solves the block's first points of all lanes side by side, then the second
 points, and so on, and scatters the velocities back. The lane loops have no dependence from one lane to
-the next, which lets the compiler turn them into SIMD instructions: the same Gauss–Seidel sweep as
-solving the manifolds one by one in colour order — exactly what ``contact_solver_reference.py`` does, in
-the seed's plain notation, and what ``tests/test_solver.py`` checks this solver against. The fields of a
-point are laid out as ``contact_rows.py`` describes. The overflow manifolds (no free colour) are left to
-the reference solver.
+the next, which lets the compiler turn them into SIMD instructions. Before its points, each manifold of
+two points or more is solved as one patch, a normal impulse at its centroid shared evenly by its
+points (``patch.py``: a flat landing leaves without spin), in the first pass of each sub-step and in
+its relax pass. It is the same
+Gauss–Seidel sweep as solving the manifolds one by one in colour order — exactly what
+``contact_solver_reference.py`` does, in the seed's plain notation, and what ``tests/test_solver.py``
+checks this solver against. The fields of a point are laid out as ``contact_rows.py`` describes. The
+overflow manifolds (no free colour) are left to the reference solver.
 """
 
 from __future__ import annotations
@@ -43,6 +46,15 @@ from .contact_rows import (
     ND,
     NF,
     NV,
+    PCOMP,
+    PGRAD,
+    PJAN,
+    PJBN,
+    PLOW,
+    PM,
+    PSAN,
+    PSBN,
+    PSTEP,
     SEP0,
     STRIDE,
     T1,
@@ -61,6 +73,7 @@ from .contact_rows import (
 from .graph_color import PARALLEL_BLOCKS
 from .impulse import push_pair
 from .layout import pair_key
+from .patch import normal_step, point_terms
 from .records import Blocks
 from .soft_constraint import soft_coefficients
 from .vecmath import add, dot, load3, scale, store3, sub
@@ -68,7 +81,8 @@ from .vecmath import add, dot, load3, scale, store3, sub
 
 class NormalCoefficients(NamedTuple):
     """What the normal constraint of a pass needs besides the point: 1/h, the soft constraint's bias rate,
-    mass scale and impulse scale, the largest push-out speed and the overlap left alone (slop)."""
+    mass scale and impulse scale, the largest push-out speed and the overlap left alone (slop); and
+    whether the pass starts each manifold with the patch step (``patch.py``)."""
 
     inv_h: float
     bias_rate: float
@@ -76,19 +90,20 @@ class NormalCoefficients(NamedTuple):
     impulse_scale: float
     max_push: float
     linear_slop: float
+    patch: bool
 
 
 @njit(cache=True)
-def normal_coefficients(h, use_bias, settings):
+def normal_coefficients(h, use_bias, patch, settings):
     """The ``NormalCoefficients`` of a pass over sub-step ``h``: the soft spring of the contacts with
     bias (``settings.contact_hertz``, at most a quarter of the sub-step rate, Box2D v3's rule), or none
-    for the relax pass."""
+    for the relax pass; with the patch step when ``patch``."""
     if use_bias:
         hertz = min(settings.contact_hertz, 0.25 / h)
         bias_rate, mass_scale, impulse_scale = soft_coefficients(hertz, settings.contact_damping_ratio, h)
         return NormalCoefficients(1.0 / h, bias_rate, mass_scale, impulse_scale, settings.max_push_velocity,
-                                  settings.linear_slop)
-    return NormalCoefficients(1.0 / h, 0.0, 1.0, 0.0, 0.0, settings.linear_slop)
+                                  settings.linear_slop, patch)
+    return NormalCoefficients(1.0 / h, 0.0, 1.0, 0.0, 0.0, settings.linear_slop, patch)
 
 
 @njit(cache=True)
@@ -207,7 +222,7 @@ def warm_start(contacts, bodies):
     converge with few iterations. Colour by colour, on the threads: ``solve_colours``."""
     # inlined: as a compiled function of its own, this thin wrapper would have numba link and optimise
     # again the whole tree of kernels below it (see ``bench.compile --by-function``)
-    solve_colours(contacts, bodies, NormalCoefficients(1.0, 0.0, 1.0, 0.0, 0.0, 0.0), bool(True))
+    solve_colours(contacts, bodies, NormalCoefficients(1.0, 0.0, 1.0, 0.0, 0.0, 0.0, bool(False)), bool(True))
 
 
 @njit(cache=True)
@@ -292,14 +307,65 @@ def normal_lanes(nl, cw, base, V, D, coefficients):
         set_lane_velocities(V, j, va, wa, vb, wb)
 
 
+@njit(cache=True, error_model="numpy")
+def patch_sums_lanes(nl, cw, base, D, coefficients):
+    """The patch step (``patch.py``), first part, for one slot of a block's lanes: add the slot's point to
+    its lane's sums (Σ ra×n, Σ rb×n, Σ Ia⁻¹(ra×n), Σ Ib⁻¹(rb×n), the count, Σ(b + Cλ), ΣC, min λ), as
+    ``patch.solve_patch``'s first loop does; an empty slot (no effective mass) adds nothing. Written with
+    selects, not branches, so that the lane loop compiles to SIMD instructions."""
+    for j in range(nl):
+        k = cw[at(base, MASS_N, j)]
+        lam = cw[at(base, LAM_N, j)]
+        real = k > 0.0
+        n = get3(cw, base, N, j)
+        ran, rbn = jac(cw, base, j, 0, 0), jac(cw, base, j, 0, 1)
+        s = (cw[at(base, SEP0, j)] + dot(get3(D, 0, DX, j), n) + dot(get3(D, 0, DRB, j), rbn)
+             - dot(get3(D, 0, DRA, j), ran))
+        g, soft = point_terms(s, k, lam, coefficients)
+        put3(D, 0, PSAN, j, add(get3(D, 0, PSAN, j), ran))
+        put3(D, 0, PSBN, j, add(get3(D, 0, PSBN, j), rbn))
+        put3(D, 0, PJAN, j, add(get3(D, 0, PJAN, j), jac(cw, base, j, 0, 2)))
+        put3(D, 0, PJBN, j, add(get3(D, 0, PJBN, j), jac(cw, base, j, 0, 3)))
+        D[at(0, PM, j)] += 1.0 if real else 0.0
+        D[at(0, PGRAD, j)] += g if real else 0.0
+        D[at(0, PCOMP, j)] += soft if real else 0.0
+        D[at(0, PLOW, j)] = min(D[at(0, PLOW, j)], lam if real else math.inf)
+
+
+@njit(cache=True, error_model="numpy")
+def patch_normal_lanes(nl, cw, off, V, D):
+    """The patch step, second part: each lane's normal step from its sums (``patch.normal_step``)."""
+    for j in range(nl):
+        va, wa, vb, wb, ima, imb = lane_state(V, j)
+        va, wa, vb, wb, step = normal_step(get3(D, 0, PSAN, j), get3(D, 0, PSBN, j), get3(D, 0, PJAN, j),
+                                           get3(D, 0, PJBN, j), D[at(0, PM, j)], D[at(0, PGRAD, j)],
+                                           D[at(0, PCOMP, j)], D[at(0, PLOW, j)], get3(cw, off, N, j), va, wa,
+                                           vb, wb, ima, imb)
+        D[at(0, PSTEP, j)] = step
+        set_lane_velocities(V, j, va, wa, vb, wb)
+
+
+@njit(cache=True)
+def patch_impulse_lanes(nl, cw, base, D):
+    """The patch step, last part, for one slot of a block's lanes: the point takes its lane's step."""
+    for j in range(nl):
+        real = cw[at(base, MASS_N, j)] > 0.0
+        lam = cw[at(base, LAM_N, j)] + D[at(0, PSTEP, j)]
+        cw[at(base, LAM_N, j)] = lam if real else cw[at(base, LAM_N, j)]
+        cw[at(base, LAM_MAX, j)] = max(cw[at(base, LAM_MAX, j)], lam) if real else cw[at(base, LAM_MAX, j)]
+
+
 @njit(cache=True, inline="always")
 def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
     """One pass of ``solve_contacts`` over block ``blk`` of the blocks ``B``, with ``V`` and ``D`` as its
-    lane rows (the arrays come one by one, as in ``warm_start_block``)."""
+    lane rows (the arrays come one by one, as in ``warm_start_block``): when the pass has it, the patch
+    step of its manifolds of two points or more (``patch.py``, in three lane loops: ``patch_sums_lanes``,
+    ``patch_normal_lanes``, ``patch_impulse_lanes``), then its points one slot after another."""
     order, blk_start, blk_lanes, blk_slots, blk_off = B.order, B.start, B.lanes, B.slots, B.offset
     dpos, drot, vel, angvel = bodies.dpos, bodies.drot, bodies.vel, bodies.angvel
     inv_mass, moving = bodies.inv_mass, bodies.moving
     gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
+    patch = coefficients.patch and blk_slots[blk] > 1  # some lane has a manifold of two points or more
     s = blk_start[blk]
     for j in range(blk_lanes[blk]):
         i = order[s + j]
@@ -308,6 +374,17 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
         put3(D, 0, DX, j, sub(load3(dpos, b), load3(dpos, a)))
         put3(D, 0, DRA, j, load3(drot, a))
         put3(D, 0, DRB, j, load3(drot, b))
+        if patch:  # the patch's sums start from nothing
+            for r in range(PSAN, PLOW):
+                D[at(0, r, j)] = 0.0
+            D[at(0, PLOW, j)] = math.inf
+    if patch:
+        slot = NF * STRIDE
+        for p in range(blk_slots[blk]):
+            patch_sums_lanes(blk_lanes[blk], cw, blk_off[blk] + p * slot, D, coefficients)
+        patch_normal_lanes(blk_lanes[blk], cw, blk_off[blk], V, D)
+        for p in range(blk_slots[blk]):
+            patch_impulse_lanes(blk_lanes[blk], cw, blk_off[blk] + p * slot, D)
     for p in range(blk_slots[blk]):
         base = blk_off[blk] + p * NF * STRIDE
         # each lane: friction first, then the normal (two loops, each short enough for the processor

@@ -2,8 +2,10 @@
 tutorials write them.
 
 This is the same method as the wide solver (``contact_solver.py``) without its data layout: for each
-manifold in colour order, for each of its points, first friction, then the normal impulse, each computed
-from the bodies' velocities with the impulse formula of ``impulse.py`` written out. Read it first; the
+manifold in colour order, first one normal impulse at its centroid shared evenly by its points (the
+patch step, ``patch.py``, which keeps a flat landing symmetric), then for each of its points,
+first friction, then the normal impulse, each computed from the bodies' velocities with the impulse
+formula of ``impulse.py`` written out. Read it first; the
 wide solver computes the same numbers (``tests/test_solver.py`` checks the two agree to 1e-9), only
 32 manifolds at a time. It is used, not kept for show: it solves the overflow manifolds that found no
 colour (Box2D v3's overflow constraints), and the whole step when ``world.contact_solver`` is
@@ -37,6 +39,7 @@ from numba import njit
 
 from .contact_rows import APPROACH, LAM_MAX, LAM_N, LAM_T1, LAM_T2, MU, RA, RB, SEP0, T1, T2, N, at, get3
 from .impulse import effective_mass, push_pair
+from .patch import solve_patch
 from .vecmath import ZERO_MAT, cross, dot, load3, load_mat, mat_vec, store3, sub
 
 
@@ -115,12 +118,37 @@ def solve_point(k, contacts, bodies, coefficients, warm):
 
 
 @njit(cache=True)
+def solve_manifold_patch(i, contacts, bodies, coefficients):
+    """The patch step of manifold ``i`` (``patch.py``): one normal impulse at its centroid, shared evenly
+    by its points, before they are solved one by one."""
+    a, b = contacts.body_a[i], contacts.body_b[i]
+    vel, angvel = bodies.vel, bodies.angvel
+    ima = bodies.inv_mass[a] if bodies.moving[a] else 0.0
+    imb = bodies.inv_mass[b] if bodies.moving[b] else 0.0
+    ia = load_mat(bodies.inv_inertia_start, a) if bodies.moving[a] else ZERO_MAT
+    ib = load_mat(bodies.inv_inertia_start, b) if bodies.moving[b] else ZERO_MAT
+    dx = sub(load3(bodies.dpos, b), load3(bodies.dpos, a))
+    va, wa, vb, wb = solve_patch(contacts.pts.cw, contacts.pts.row[contacts.first[i]], contacts.npoints[i],
+                                 load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b), ima, imb,
+                                 ia, ib, dx, load3(bodies.drot, a), load3(bodies.drot, b), coefficients)
+    if bodies.moving[a]:
+        store3(vel, a, va)
+        store3(angvel, a, wa)
+    if bodies.moving[b]:
+        store3(vel, b, vb)
+        store3(angvel, b, wb)
+
+
+@njit(cache=True)
 def solve_blocks(contacts, bodies, coefficients, warm, first, last):
-    """One pass over blocks ``first``…``last − 1`` of ``contacts``: every manifold in colour order, every
-    point of it in turn (``solve_point``); with ``warm``, the warm start instead."""
+    """One pass over blocks ``first``…``last − 1`` of ``contacts``: every manifold in colour order, first
+    as one patch (``solve_manifold_patch``, when it has two points or more and the pass's coefficients
+    say so), then every point of it in turn (``solve_point``); with ``warm``, the warm start instead."""
     B = contacts.table
     for blk in range(first, last):
         for lane in range(B.lanes[blk]):
             i = B.order[B.start[blk] + lane]
+            if not warm and coefficients.patch and contacts.npoints[i] > 1:
+                solve_manifold_patch(i, contacts, bodies, coefficients)
             for p in range(contacts.npoints[i]):
                 solve_point(contacts.first[i] + p, contacts, bodies, coefficients, warm)

@@ -114,8 +114,12 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
     # plain booleans and integers, not literals: numba compiles a kernel once per literal constant it is
     # called with (see contact_rows.py), so that the passes below share one compiled copy of each kernel
     yes, no = bool(True), bool(False)
-    biased = normal_coefficients(h, yes, settings)
-    relax = normal_coefficients(h, no, settings)
+    # the patch step (patch.py) in the first solve pass of each sub-step and in its relax pass: the passes
+    # that take the sub-step's gravity and its impacts, where solving the points one after another made
+    # a flat landing spin; the other passes only take out what is left, point by point
+    first = normal_coefficients(h, yes, yes, settings)
+    biased = normal_coefficients(h, yes, no, settings)
+    relax = normal_coefficients(h, no, yes, settings)
     all_reference = settings.solver == REFERENCE
     base = settings.iterations // substeps
     extra = settings.iterations % substeps
@@ -148,9 +152,9 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
             k += 1
             t2 = clock()
             times[T_WARM_START] += t2 - t1
-            for _ in range(max(base + (sub < extra), 1)):
+            for it in range(max(base + (sub < extra), 1)):
                 solve_joints_and_grabs(joints, grabs, bodies, h, yes, settings)
-                contact_pass(contacts, bodies, biased, no, all_reference)
+                contact_pass(contacts, bodies, first if it == 0 else biased, no, all_reference)
                 record_pass(trace_lam, trace_vel, k, contacts, bodies)
                 k += 1
         else:
