@@ -44,6 +44,29 @@ from .vecmath import ZERO_MAT, cross, dot, load3, load_mat, mat_vec, store3, sub
 
 
 @njit(cache=True)
+def pair_masses(bodies, a, b):
+    """The inverse masses and inverse inertias (those of the start of the step) of bodies ``a`` and
+    ``b``; a body that does not move this step is immovable: no inverse mass, no inverse inertia."""
+    ima = bodies.inv_mass[a] if bodies.moving[a] else 0.0
+    imb = bodies.inv_mass[b] if bodies.moving[b] else 0.0
+    ia = load_mat(bodies.inv_inertia_start, a) if bodies.moving[a] else ZERO_MAT
+    ib = load_mat(bodies.inv_inertia_start, b) if bodies.moving[b] else ZERO_MAT
+    return ima, imb, ia, ib
+
+
+@njit(cache=True)
+def store_pair_velocities(bodies, a, b, va, wa, vb, wb):
+    """Write the new velocities of ``a`` and ``b`` back; a body that does not move keeps its own (it is
+    immovable for this step)."""
+    if bodies.moving[a]:
+        store3(bodies.vel, a, va)
+        store3(bodies.angvel, a, wa)
+    if bodies.moving[b]:
+        store3(bodies.vel, b, vb)
+        store3(bodies.angvel, b, wb)
+
+
+@njit(cache=True)
 def solve_point(k, contacts, bodies, coefficients, warm):
     """Solve contact point ``k`` once (or, with ``warm``, apply its accumulated impulses again)."""
     cw = contacts.pts.cw
@@ -51,11 +74,7 @@ def solve_point(k, contacts, bodies, coefficients, warm):
     a = contacts.pts.bodies[k, 0]
     b = contacts.pts.bodies[k, 1]
     vel, angvel = bodies.vel, bodies.angvel
-    # a body that does not move this step is immovable: no inverse mass, no inverse inertia
-    ima = bodies.inv_mass[a] if bodies.moving[a] else 0.0
-    imb = bodies.inv_mass[b] if bodies.moving[b] else 0.0
-    ia = load_mat(bodies.inv_inertia_start, a) if bodies.moving[a] else ZERO_MAT
-    ib = load_mat(bodies.inv_inertia_start, b) if bodies.moving[b] else ZERO_MAT
+    ima, imb, ia, ib = pair_masses(bodies, a, b)
     n, t1, t2 = get3(cw, c, N, 0), get3(cw, c, T1, 0), get3(cw, c, T2, 0)
     ra, rb = get3(cw, c, RA, 0), get3(cw, c, RB, 0)
     va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
@@ -108,13 +127,7 @@ def solve_point(k, contacts, bodies, coefficients, warm):
         cw[at(c, LAM_N, 0)] = new
         cw[at(c, LAM_MAX, 0)] = max(cw[at(c, LAM_MAX, 0)], new)
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, mat_vec(ia, ran), mat_vec(ib, rbn))
-    # a body that does not move keeps its velocity (it is immovable for this step)
-    if bodies.moving[a]:
-        store3(vel, a, va)
-        store3(angvel, a, wa)
-    if bodies.moving[b]:
-        store3(vel, b, vb)
-        store3(angvel, b, wb)
+    store_pair_velocities(bodies, a, b, va, wa, vb, wb)
 
 
 @njit(cache=True)
@@ -123,20 +136,12 @@ def solve_manifold_patch(i, contacts, bodies, coefficients):
     by its points, before they are solved one by one."""
     a, b = contacts.body_a[i], contacts.body_b[i]
     vel, angvel = bodies.vel, bodies.angvel
-    ima = bodies.inv_mass[a] if bodies.moving[a] else 0.0
-    imb = bodies.inv_mass[b] if bodies.moving[b] else 0.0
-    ia = load_mat(bodies.inv_inertia_start, a) if bodies.moving[a] else ZERO_MAT
-    ib = load_mat(bodies.inv_inertia_start, b) if bodies.moving[b] else ZERO_MAT
+    ima, imb, ia, ib = pair_masses(bodies, a, b)
     dx = sub(load3(bodies.dpos, b), load3(bodies.dpos, a))
     va, wa, vb, wb = solve_patch(contacts.pts.cw, contacts.pts.row[contacts.first[i]], contacts.npoints[i],
                                  load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b), ima, imb,
                                  ia, ib, dx, load3(bodies.drot, a), load3(bodies.drot, b), coefficients)
-    if bodies.moving[a]:
-        store3(vel, a, va)
-        store3(angvel, a, wa)
-    if bodies.moving[b]:
-        store3(vel, b, vb)
-        store3(angvel, b, wb)
+    store_pair_velocities(bodies, a, b, va, wa, vb, wb)
 
 
 @njit(cache=True)
