@@ -93,18 +93,25 @@ class Batch:
     def lines(self, a, b, color, width: float) -> None:
         """Segments from ``a[i]`` to ``b[i]`` ((k, 3) each); ``color`` one RGBA or (k, 4)."""
         a = np.asarray(a).reshape(-1, 3)
-        k = len(a)
-        if k == 0:
-            return
+        block = self.line_block(len(a), color, width)
+        set_columns(block[:, 0, :3], a)
+        set_columns(block[:, 1, :3], np.asarray(b).reshape(-1, 3))
+
+    def line_block(self, k: int, color, width: float) -> np.ndarray:
+        """Room for ``k`` segments, as ``lines`` adds them, with their colours (one RGBA or (k, 4)) and
+        width set: the (k, 2, 8) vertices, whose positions (``[:, 0, :3]`` the starts, ``[:, 1, :3]`` the
+        ends) the caller writes, column by column and straight from its own arrays, where ``lines``
+        would copy (k, 3) arrays made for it."""
         first = self._lines_used
         self._line_v = _grown(self._line_v, first, first + 2 * k)
+        block = self._line_v[first:first + 2 * k].reshape(k, 2, 8)
+        if k == 0:
+            return block
         self._lines_used = first + 2 * k
         _extend_run(self._line_runs, (float(width),), first, 2 * k)
         self._last_lines = (first, k)
-        block = self._line_v[first:first + 2 * k].reshape(k, 2, 8)
         _fill(block, _rgba(color, k), width)
-        set_columns(block[:, 0, :3], a)
-        set_columns(block[:, 1, :3], np.asarray(b).reshape(-1, 3))
+        return block
 
     def points(self, p, color, size: float) -> None:
         """Round dots at ``p`` ((k, 3)) of ``size`` pixels; ``color`` one RGBA or (k, 4)."""
@@ -135,17 +142,24 @@ class Batch:
 
     def _instances(self, kind: str, a, b, color, width: float) -> None:
         a = np.asarray(a).reshape(-1, 3)
-        k = len(a)
-        if k == 0:
-            return
-        first = self._inst_used
-        self._inst = _grown(self._inst, first, first + k)
-        self._inst_used = first + k
-        _extend_run(self._inst_runs, (kind, float(width)), first, k)
-        block = self._inst[first:first + k]
+        block = self.instance_block(kind, len(a), color, width)
         set_columns(block[:, 0:3], a)
         set_columns(block[:, 3:6], np.asarray(b).reshape(-1, 3))
-        set_columns(block[:, 6:10], _rgba(color, k))
+
+    def instance_block(self, kind: str, k: int, color, width: float) -> np.ndarray:
+        """Room for ``k`` instances of ``kind`` (``ARROWS`` or ``WIRE_BOXES``), as ``arrows`` and
+        ``wire_boxes`` add them, with their colours (one RGBA or (k, 4)) set: the (k, 10) rows, whose
+        ``a`` (``[:, 0:3]``) and ``b`` (``[:, 3:6]``) the caller writes (see ``line_block``)."""
+        first = self._inst_used
+        self._inst = _grown(self._inst, first, first + k)
+        block = self._inst[first:first + k]
+        if k == 0:
+            return block
+        self._inst_used = first + k
+        _extend_run(self._inst_runs, (kind, float(width)), first, k)
+        # each colour copied as one 16-byte item (a void view), one colour broadcast to every row
+        block[:, 6:10].view("V16")[:, 0] = np.ascontiguousarray(_rgba(color, k)).view("V16")[:, 0]
+        return block
 
     def arrows(self, origin, vector, color, width: float) -> None:
         """Arrows from ``origin`` along ``vector`` ((k, 3) each) with a two-stroke head facing the eye
@@ -190,19 +204,10 @@ def set_columns(dest: np.ndarray, src: np.ndarray) -> None:
         dest[:, j] = src[:, j]
 
 
-def take_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``a[rows]`` for a 2-D ``a``: with ``a`` C-contiguous each row is copied as one item (a void
-    view), several times faster than fancy indexing, which copies row by row element by element."""
-    if not a.flags.c_contiguous:
-        return np.take(a, rows, axis=0)
-    items = a.view(np.dtype((np.void, a.shape[1] * a.itemsize)))[:, 0]
-    return items.take(rows).view(a.dtype).reshape(-1, a.shape[1])
-
-
 def choose_colors(condition: np.ndarray, if_true, if_false) -> np.ndarray:
     """(k, 4) float32 RGBA: ``if_true`` where ``condition`` (k,) holds, ``if_false`` elsewhere, taken
     as whole rows of a two-row table (``np.where`` over (k, 1) would broadcast colour by colour)."""
-    return take_rows(np.array([if_false, if_true], np.float32), condition.astype(np.intp))
+    return np.array([if_false, if_true], np.float32).take(condition.astype(np.intp), axis=0)
 
 
 def _fill(block: np.ndarray, color: np.ndarray, width: float) -> None:
@@ -214,7 +219,7 @@ def _fill(block: np.ndarray, color: np.ndarray, width: float) -> None:
         row[7] = width
         np.copyto(block, row)
     else:
-        # each colour copied as one 16-byte item (see take_rows), broadcast over the item's vertices
+        # each colour copied as one 16-byte item (a void view), broadcast over the item's vertices
         rgba = np.ascontiguousarray(color, dtype=np.float32).view("V16")
         block[:, :, 3:7].view("V16")[:, :, 0] = rgba
         block[:, :, 7] = width
@@ -239,7 +244,10 @@ def contact_points(contacts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     # copied whole from a table (a broadcast comparison would loop over the manifolds, per columns each)
     valid = _slot_flags(per).take(contacts.npoints[:m], mode="clip").view(bool)
     flat = np.flatnonzero(valid)
-    return (take_rows(contacts.points_b[:m].reshape(-1, 3), flat), take_rows(contacts.normal, flat // per),
+    # the manifold of each point: a shift where the slot count is a power of two (it is 4), several
+    # times faster than numpy's integer division
+    manifold = flat >> (per.bit_length() - 1) if per & (per - 1) == 0 else flat // per
+    return (contacts.points_b[:m].reshape(-1, 3).take(flat, axis=0), contacts.normal.take(manifold, axis=0),
             contacts.depth[:m].reshape(-1).take(flat), contacts.impulse[:m].reshape(-1).take(flat))
 
 
@@ -270,18 +278,30 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
             else:
                 extra = np.maximum(depth, 0.0) * options.depth_arrow_scale
             length = MIN_NORMAL_LENGTH + np.minimum(extra, MAX_NORMAL_LENGTH - MIN_NORMAL_LENGTH)
-            batch.arrows(p, (normal.T * length).T, NORMAL_COLOR, w)
+            # the arrows written in place (``arrows`` of p and normal·length, without the (k, 3) products)
+            block = batch.instance_block(ARROWS, len(p), NORMAL_COLOR, w)
+            set_columns(block[:, 0:3], p)
+            for j in range(3):
+                np.multiply(normal[:, j], length, out=block[:, 3 + j])
     if options.aabbs:
-        rows = np.flatnonzero(live)
-        awake = d.awake[rows] & ~d.static[rows]
-        batch.wire_boxes(take_rows(world.broad.aabb_min, rows), take_rows(world.broad.aabb_max, rows),
-                         choose_colors(awake, AABB_COLOR, AABB_ASLEEP_COLOR), 1.5)
+        lo, hi = world.broad.aabb_min[:n], world.broad.aabb_max[:n]
+        awake, static = d.awake[:n], d.static[:n]
+        if not live.all():  # else every row is drawn: no copies of the rows
+            rows = np.flatnonzero(live)
+            lo, hi, awake, static = lo.take(rows, axis=0), hi.take(rows, axis=0), awake[rows], static[rows]
+        block = batch.instance_block(WIRE_BOXES, len(lo), choose_colors(awake & ~static, AABB_COLOR,
+                                                                        AABB_ASLEEP_COLOR), 1.5)
+        set_columns(block[:, 0:3], lo)
+        set_columns(block[:, 3:6], hi)
     if options.broadphase:
         _broadphase(batch, world, colors, w)
     if options.velocities:
         rows = np.flatnonzero(live & ~d.static[:n] & d.awake[:n])
-        batch.arrows(take_rows(pos, rows), take_rows(d.vel, rows) * options.velocity_arrow_scale,
-                     VELOCITY_COLOR, w)
+        block = batch.instance_block(ARROWS, len(rows), VELOCITY_COLOR, w)
+        set_columns(block[:, 0:3], pos.take(rows, axis=0))
+        vel = d.vel.take(rows, axis=0)
+        for j in range(3):
+            np.multiply(vel[:, j], options.velocity_arrow_scale, out=block[:, 3 + j])
     if options.joints:
         joints = getattr(world, "joints", ())
         if joints:
@@ -344,7 +364,9 @@ def _sap_lanes(world, axis: int) -> tuple[int, float]:
     lane_axis = 2 if axis == 0 else 0
     d = world.data
     dynamic = d.alive[: d.n] & ~d.static[: d.n]
-    hi = np.max(world.broad.aabb_max[: d.n, lane_axis], where=dynamic, initial=-np.inf)  # no masked copy
+    # the masked copy and its max: a third of the time of np.max(..., where=dynamic), which loops slowly
+    tops = world.broad.aabb_max[: d.n, lane_axis][dynamic]
+    hi = tops.max() if len(tops) else -np.inf
     return lane_axis, (float(hi) if np.isfinite(hi) else 0.0) + 0.6
 
 
@@ -364,20 +386,18 @@ def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
         # lanes run along a horizontal axis across the sweep axis, starting just outside the bodies
         lane_axis, start = _sap_lanes(world, axis)
         d = world.data
-        lane = np.arange(k) % 32
-        a = np.zeros((k, 3))
-        a[:, 1] = 0.03
-        a[:, lane_axis] = start + 0.15 * lane
-        b = a.copy()
-        a[:, axis] += intervals[:, 0]
-        b[:, axis] += intervals[:, 1]
-        if axis == 1:
-            a[:, 1] -= 0.03
-            b[:, 1] -= 0.03
         rgba = np.ones((k, 4), np.float32)
-        set_columns(rgba[:, :3], take_rows(colors, order[:k]))
+        set_columns(rgba[:, :3], colors.take(order[:k], axis=0))
         rgba[d.static[order[:k]], :3] = 0.5
-        batch.lines(a, b, rgba, 3.0)
+        # each bar from its interval's min to its max along the sweep axis, in lane k mod 32 across it,
+        # 3 cm above the ground (or on it, along y); written column by column into the batch
+        lane = start + 0.15 * (np.arange(k) % 32)
+        other = 3 - axis - lane_axis
+        block = batch.line_block(k, rgba, 3.0)
+        for end in (0, 1):
+            block[:, end, axis] = intervals[:, end]
+            block[:, end, lane_axis] = lane
+            block[:, end, other] = 0.03 if other == 1 else 0.0
         batch.line_end_points(5.0)
     elif method == "grid":
         cells = np.asarray(info["cells"], dtype=np.float64).reshape(-1, 3)
