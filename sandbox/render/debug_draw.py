@@ -339,23 +339,24 @@ def broadphase_legend(world) -> str:
     return _("Brute force: every pair of boxes is tested; there is no structure to draw.")
 
 
-def broadphase_caption(world) -> tuple[np.ndarray, str] | None:
+def broadphase_caption(world) -> tuple[tuple[float, float, float], str] | None:
     """Where to write a short caption in the view for the broad-phase drawing (a world point at the
     start of the sort-and-sweep lanes) and its text in the current language, or None for methods whose
     drawing needs none."""
     if world.broadphase != "sap":
         return None
     info = world.broad.debug()
-    intervals = np.asarray(info["intervals"], dtype=np.float64).reshape(-1, 2)
+    intervals = info["intervals"]
     if len(intervals) == 0:
         return None
     axis = int(info["axis"])
     lane_axis, start = _sap_lanes(world, axis)
-    point = np.zeros(3)
+    point = [0.0, 0.0, 0.0]  # in floats: numpy's per-call cost would dominate for one point
     point[lane_axis] = start - 0.4
     point[axis] = float(intervals[:, 0].min())
     point[1] += 0.3
-    return point, _("sort-and-sweep: intervals on the {axis} axis").format(axis=AXIS_NAMES[axis])
+    return (point[0], point[1], point[2]), _("sort-and-sweep: intervals on the {axis} axis").format(
+        axis=AXIS_NAMES[axis])
 
 
 def _sap_lanes(world, axis: int) -> tuple[int, float]:
