@@ -66,9 +66,19 @@ ARROW_CODES = np.array([0, 1, 1, 2, 1, 3], np.float32)
 
 def _rgba(color, k: int) -> np.ndarray:
     """``color`` (one RGBA or (k, 4)) as float32 (1, 4) or (k, 4), ready to broadcast over vertices."""
+    if isinstance(color, tuple) and len(color) == 4:  # a colour constant, converted once
+        return _constant(color)
     c = np.asarray(color, dtype=np.float32).reshape(-1, 4)
     if len(c) not in (1, k):
         raise ValueError(f"color must be one RGBA or {k} of them, got shape {np.shape(color)}")
+    return c
+
+
+@cache
+def _constant(color: tuple) -> np.ndarray:
+    """``_rgba`` of one colour given as a tuple (made once per colour: the module's constants)."""
+    c = np.asarray(color, dtype=np.float32).reshape(1, 4)
+    c.flags.writeable = False
     return c
 
 
@@ -207,7 +217,15 @@ def set_columns(dest: np.ndarray, src: np.ndarray) -> None:
 def choose_colors(condition: np.ndarray, if_true, if_false) -> np.ndarray:
     """(k, 4) float32 RGBA: ``if_true`` where ``condition`` (k,) holds, ``if_false`` elsewhere, taken
     as whole rows of a two-row table (``np.where`` over (k, 1) would broadcast colour by colour)."""
-    return np.array([if_false, if_true], np.float32).take(condition.astype(np.intp), axis=0)
+    return _two_colors(tuple(if_false), tuple(if_true)).take(condition, axis=0)
+
+
+@cache
+def _two_colors(if_false: tuple, if_true: tuple) -> np.ndarray:
+    """The table of ``choose_colors``: row 0 ``if_false``, row 1 ``if_true`` (made once per pair)."""
+    table = np.array([if_false, if_true], np.float32)
+    table.flags.writeable = False
+    return table
 
 
 def _fill(block: np.ndarray, color: np.ndarray, width: float) -> None:
@@ -371,6 +389,19 @@ def _sap_lanes(world, axis: int) -> tuple[int, float]:
     return lane_axis, (float(hi) if np.isfinite(hi) else 0.0) + 0.6
 
 
+_LANE_OFFSETS = np.zeros(0)
+
+
+def _lane_offsets(k: int) -> np.ndarray:
+    """The offsets of bars ``0..k-1`` across the sort-and-sweep lanes, ``0.15 m · (i mod 32)`` (a table
+    kept and grown, made again only when more bars come)."""
+    global _LANE_OFFSETS
+    if len(_LANE_OFFSETS) < k:
+        _LANE_OFFSETS = 0.15 * (np.arange(max(k, 2 * len(_LANE_OFFSETS), 1024)) % 32)
+        _LANE_OFFSETS.flags.writeable = False
+    return _LANE_OFFSETS[:k]
+
+
 def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
     """The broad phase's own structure: sweep-and-prune intervals as coloured bars in lanes on the
     ground beside the scene (static bodies grey), uniform-grid cells in use as wire cubes, octree nodes
@@ -378,8 +409,7 @@ def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
     info = world.broad.debug()
     method = info["method"]
     if method == "sap":
-        intervals = np.asarray(info["intervals"], dtype=np.float64).reshape(-1, 2)
-        order = np.asarray(info["order"], dtype=np.int64)
+        intervals, order = info["intervals"], info["order"]  # (k, 2) and (k,) arrays
         k = len(intervals)
         if k == 0:
             return
@@ -392,7 +422,7 @@ def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
         rgba[d.static[order[:k]], :3] = 0.5
         # each bar from its interval's min to its max along the sweep axis, in lane k mod 32 across it,
         # 3 cm above the ground (or on it, along y); written column by column into the batch
-        lane = start + 0.15 * (np.arange(k) % 32)
+        lane = start + _lane_offsets(k)
         other = 3 - axis - lane_axis
         block = batch.line_block(k, rgba, 3.0)
         for end in (0, 1):
