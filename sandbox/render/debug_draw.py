@@ -253,9 +253,10 @@ def _grown(a: np.ndarray, used: int, needed: int) -> np.ndarray:
     return out
 
 
-def contact_points(contacts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def contact_points(contacts, impulses: bool = True,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """The valid points of the last step's manifolds, flattened: points on B (k, 3), normals A→B
-    (k, 3), depths (k,) and normal impulses (k,)."""
+    (k, 3), depths (k,) and normal impulses (k,; None unless ``impulses``)."""
     m = int(contacts.count)
     per = contacts.points_b.shape[1]
     # slot j of manifold i holds a point when j < npoints[i]: each manifold's row of slot flags is
@@ -266,7 +267,8 @@ def contact_points(contacts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     # times faster than numpy's integer division
     manifold = flat >> (per.bit_length() - 1) if per & (per - 1) == 0 else flat // per
     return (contacts.points_b[:m].reshape(-1, 3).take(flat, axis=0), contacts.normal.take(manifold, axis=0),
-            contacts.depth[:m].reshape(-1).take(flat), contacts.impulse[:m].reshape(-1).take(flat))
+            contacts.depth[:m].reshape(-1).take(flat),
+            contacts.impulse[:m].reshape(-1).take(flat) if impulses else None)
 
 
 @cache
@@ -286,7 +288,8 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
     w = options.line_width
     live = d.alive[:n]
     if options.contacts or options.normals:
-        p, normal, depth, impulse = contact_points(world.contacts)
+        p, normal, depth, impulse = contact_points(world.contacts, options.normals
+                                                   and options.normal_scale == "impulse")
         if options.contacts:
             batch.points(p, choose_colors(depth > 0.0, CONTACT_COLOR, SPECULATIVE_COLOR), options.point_size)
         if options.normals:

@@ -431,6 +431,7 @@ class Renderer:
         self._order = np.zeros(0, np.int64)  # body index of each instance-table row
         self._fixed_key: tuple[bytes, ...] = ()  # what the live bodies' order and fixed columns came from
         self._fixed: tuple = ()
+        self._table_fixed: np.ndarray | None = None  # the fixed columns (``_fixed_columns``) the table holds
         self._shadow_size = 0
         self._screen_depth: bool | None = None
         self._main_key: tuple[int, int, int] | None = None   # (samples, width, height) of the own buffer
@@ -533,8 +534,12 @@ class Renderer:
         k = len(order)
         if len(self._table) < k:
             self._table = np.zeros((max(k, 2 * len(self._table)), INSTANCE_FLOATS), np.float32)
+            self._table_fixed = None
         t = self._table[:k]
-        t[...] = fixed  # one copy of the whole rows; the poses and flags are written over it
+        if self._table_fixed is not fixed:  # else the table holds them from the last frame
+            t[...] = fixed  # one copy of the whole rows; the poses and flags are written over it
+        # a tint or another set of rows (the ghosts) leaves other fixed columns in the table
+        self._table_fixed = fixed if rows is None and tint is None else None
         # one call each: in a frame whose caches the GL's work has emptied, numpy's per-call cost counts
         np.take(pos, order, axis=0, out=t[:, 0:3])
         np.take(quat, order, axis=0, out=t[:, 3:7])
