@@ -205,6 +205,8 @@ def translate(text: str, language: str) -> str:
 def _(text: str) -> str:
     """``text`` (an English source string or a ``Message``) in the current language; itself when
     untranslated."""
+    if _current == SOURCE_LANGUAGE and type(text) is str:  # the common case, without two more calls
+        return text
     return translate(text, language())
 
 

@@ -25,7 +25,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -79,6 +79,11 @@ LabelFn = Callable[[World, Sequence[Body]], list[Label]]
 CheckFn = Callable[[World, Sequence[Body]], str]
 
 
+def no_labels(world: World, bodies: Sequence[Body]) -> list[Label]:
+    """The labels of a lesson that has none (the Lesson window then skips them without a call)."""
+    return []
+
+
 @dataclass(frozen=True)
 class Lesson:
     """One scene's lesson. ``presets`` are dicts ``{"label": str, "settings": {world attribute: value}}``,
@@ -96,7 +101,7 @@ class Lesson:
     engine_refs: tuple[str, ...]
     check: CheckFn
     presets: tuple[dict, ...] = ()
-    labels: LabelFn = field(default=lambda world, bodies: [])
+    labels: LabelFn = no_labels
 
     @property
     def doc_page(self) -> str:

@@ -198,8 +198,8 @@ class Camera:
 
     def _from_eye(self, point) -> tuple[tuple[float, float, float], tuple]:
         """``point − eye`` as floats, and the basis ``(right, up, forward)`` (see ``_basis``)."""
-        px, py, pz = (float(x) for x in point)
+        px, py, pz = point.tolist() if isinstance(point, np.ndarray) else map(float, point)
         r, u, f = self._basis()
-        tx, ty, tz = (float(x) for x in self.target)
+        tx, ty, tz = self.target.tolist()
         d = self.distance
         return (px - (tx - d * f[0]), py - (ty - d * f[1]), pz - (tz - d * f[2])), (r, u, f)

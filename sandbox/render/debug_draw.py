@@ -66,9 +66,19 @@ ARROW_CODES = np.array([0, 1, 1, 2, 1, 3], np.float32)
 
 def _rgba(color, k: int) -> np.ndarray:
     """``color`` (one RGBA or (k, 4)) as float32 (1, 4) or (k, 4), ready to broadcast over vertices."""
+    if isinstance(color, tuple) and len(color) == 4:  # a colour constant, converted once
+        return _constant(color)
     c = np.asarray(color, dtype=np.float32).reshape(-1, 4)
     if len(c) not in (1, k):
         raise ValueError(f"color must be one RGBA or {k} of them, got shape {np.shape(color)}")
+    return c
+
+
+@cache
+def _constant(color: tuple) -> np.ndarray:
+    """``_rgba`` of one colour given as a tuple (made once per colour: the module's constants)."""
+    c = np.asarray(color, dtype=np.float32).reshape(1, 4)
+    c.flags.writeable = False
     return c
 
 
@@ -93,18 +103,25 @@ class Batch:
     def lines(self, a, b, color, width: float) -> None:
         """Segments from ``a[i]`` to ``b[i]`` ((k, 3) each); ``color`` one RGBA or (k, 4)."""
         a = np.asarray(a).reshape(-1, 3)
-        k = len(a)
-        if k == 0:
-            return
+        block = self.line_block(len(a), color, width)
+        set_columns(block[:, 0, :3], a)
+        set_columns(block[:, 1, :3], np.asarray(b).reshape(-1, 3))
+
+    def line_block(self, k: int, color, width: float) -> np.ndarray:
+        """Room for ``k`` segments, as ``lines`` adds them, with their colours (one RGBA or (k, 4)) and
+        width set: the (k, 2, 8) vertices, whose positions (``[:, 0, :3]`` the starts, ``[:, 1, :3]`` the
+        ends) the caller writes, column by column and straight from its own arrays, where ``lines``
+        would copy (k, 3) arrays made for it."""
         first = self._lines_used
         self._line_v = _grown(self._line_v, first, first + 2 * k)
+        block = self._line_v[first:first + 2 * k].reshape(k, 2, 8)
+        if k == 0:
+            return block
         self._lines_used = first + 2 * k
         _extend_run(self._line_runs, (float(width),), first, 2 * k)
         self._last_lines = (first, k)
-        block = self._line_v[first:first + 2 * k].reshape(k, 2, 8)
         _fill(block, _rgba(color, k), width)
-        set_columns(block[:, 0, :3], a)
-        set_columns(block[:, 1, :3], np.asarray(b).reshape(-1, 3))
+        return block
 
     def points(self, p, color, size: float) -> None:
         """Round dots at ``p`` ((k, 3)) of ``size`` pixels; ``color`` one RGBA or (k, 4)."""
@@ -135,17 +152,24 @@ class Batch:
 
     def _instances(self, kind: str, a, b, color, width: float) -> None:
         a = np.asarray(a).reshape(-1, 3)
-        k = len(a)
-        if k == 0:
-            return
-        first = self._inst_used
-        self._inst = _grown(self._inst, first, first + k)
-        self._inst_used = first + k
-        _extend_run(self._inst_runs, (kind, float(width)), first, k)
-        block = self._inst[first:first + k]
+        block = self.instance_block(kind, len(a), color, width)
         set_columns(block[:, 0:3], a)
         set_columns(block[:, 3:6], np.asarray(b).reshape(-1, 3))
-        set_columns(block[:, 6:10], _rgba(color, k))
+
+    def instance_block(self, kind: str, k: int, color, width: float) -> np.ndarray:
+        """Room for ``k`` instances of ``kind`` (``ARROWS`` or ``WIRE_BOXES``), as ``arrows`` and
+        ``wire_boxes`` add them, with their colours (one RGBA or (k, 4)) set: the (k, 10) rows, whose
+        ``a`` (``[:, 0:3]``) and ``b`` (``[:, 3:6]``) the caller writes (see ``line_block``)."""
+        first = self._inst_used
+        self._inst = _grown(self._inst, first, first + k)
+        block = self._inst[first:first + k]
+        if k == 0:
+            return block
+        self._inst_used = first + k
+        _extend_run(self._inst_runs, (kind, float(width)), first, k)
+        # each colour copied as one 16-byte item (a void view), one colour broadcast to every row
+        block[:, 6:10].view("V16")[:, 0] = np.ascontiguousarray(_rgba(color, k)).view("V16")[:, 0]
+        return block
 
     def arrows(self, origin, vector, color, width: float) -> None:
         """Arrows from ``origin`` along ``vector`` ((k, 3) each) with a two-stroke head facing the eye
@@ -190,19 +214,18 @@ def set_columns(dest: np.ndarray, src: np.ndarray) -> None:
         dest[:, j] = src[:, j]
 
 
-def take_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``a[rows]`` for a 2-D ``a``: with ``a`` C-contiguous each row is copied as one item (a void
-    view), several times faster than fancy indexing, which copies row by row element by element."""
-    if not a.flags.c_contiguous:
-        return np.take(a, rows, axis=0)
-    items = a.view(np.dtype((np.void, a.shape[1] * a.itemsize)))[:, 0]
-    return items.take(rows).view(a.dtype).reshape(-1, a.shape[1])
-
-
 def choose_colors(condition: np.ndarray, if_true, if_false) -> np.ndarray:
     """(k, 4) float32 RGBA: ``if_true`` where ``condition`` (k,) holds, ``if_false`` elsewhere, taken
     as whole rows of a two-row table (``np.where`` over (k, 1) would broadcast colour by colour)."""
-    return take_rows(np.array([if_false, if_true], np.float32), condition.astype(np.intp))
+    return _two_colors(tuple(if_false), tuple(if_true)).take(condition, axis=0)
+
+
+@cache
+def _two_colors(if_false: tuple, if_true: tuple) -> np.ndarray:
+    """The table of ``choose_colors``: row 0 ``if_false``, row 1 ``if_true`` (made once per pair)."""
+    table = np.array([if_false, if_true], np.float32)
+    table.flags.writeable = False
+    return table
 
 
 def _fill(block: np.ndarray, color: np.ndarray, width: float) -> None:
@@ -214,7 +237,7 @@ def _fill(block: np.ndarray, color: np.ndarray, width: float) -> None:
         row[7] = width
         np.copyto(block, row)
     else:
-        # each colour copied as one 16-byte item (see take_rows), broadcast over the item's vertices
+        # each colour copied as one 16-byte item (a void view), broadcast over the item's vertices
         rgba = np.ascontiguousarray(color, dtype=np.float32).view("V16")
         block[:, :, 3:7].view("V16")[:, :, 0] = rgba
         block[:, :, 7] = width
@@ -230,17 +253,22 @@ def _grown(a: np.ndarray, used: int, needed: int) -> np.ndarray:
     return out
 
 
-def contact_points(contacts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def contact_points(contacts, impulses: bool = True,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """The valid points of the last step's manifolds, flattened: points on B (k, 3), normals A→B
-    (k, 3), depths (k,) and normal impulses (k,)."""
+    (k, 3), depths (k,) and normal impulses (k,; None unless ``impulses``)."""
     m = int(contacts.count)
     per = contacts.points_b.shape[1]
     # slot j of manifold i holds a point when j < npoints[i]: each manifold's row of slot flags is
     # copied whole from a table (a broadcast comparison would loop over the manifolds, per columns each)
     valid = _slot_flags(per).take(contacts.npoints[:m], mode="clip").view(bool)
     flat = np.flatnonzero(valid)
-    return (take_rows(contacts.points_b[:m].reshape(-1, 3), flat), take_rows(contacts.normal, flat // per),
-            contacts.depth[:m].reshape(-1).take(flat), contacts.impulse[:m].reshape(-1).take(flat))
+    # the manifold of each point: a shift where the slot count is a power of two (it is 4), several
+    # times faster than numpy's integer division
+    manifold = flat >> (per.bit_length() - 1) if per & (per - 1) == 0 else flat // per
+    return (contacts.points_b[:m].reshape(-1, 3).take(flat, axis=0), contacts.normal.take(manifold, axis=0),
+            contacts.depth[:m].reshape(-1).take(flat),
+            contacts.impulse[:m].reshape(-1).take(flat) if impulses else None)
 
 
 @cache
@@ -260,7 +288,8 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
     w = options.line_width
     live = d.alive[:n]
     if options.contacts or options.normals:
-        p, normal, depth, impulse = contact_points(world.contacts)
+        p, normal, depth, impulse = contact_points(world.contacts, options.normals
+                                                   and options.normal_scale == "impulse")
         if options.contacts:
             batch.points(p, choose_colors(depth > 0.0, CONTACT_COLOR, SPECULATIVE_COLOR), options.point_size)
         if options.normals:
@@ -270,18 +299,30 @@ def build_debug(batch: Batch, world, options, highlight, pos: np.ndarray, colors
             else:
                 extra = np.maximum(depth, 0.0) * options.depth_arrow_scale
             length = MIN_NORMAL_LENGTH + np.minimum(extra, MAX_NORMAL_LENGTH - MIN_NORMAL_LENGTH)
-            batch.arrows(p, (normal.T * length).T, NORMAL_COLOR, w)
+            # the arrows written in place (``arrows`` of p and normal·length, without the (k, 3) products)
+            block = batch.instance_block(ARROWS, len(p), NORMAL_COLOR, w)
+            set_columns(block[:, 0:3], p)
+            for j in range(3):
+                np.multiply(normal[:, j], length, out=block[:, 3 + j])
     if options.aabbs:
-        rows = np.flatnonzero(live)
-        awake = d.awake[rows] & ~d.static[rows]
-        batch.wire_boxes(take_rows(world.broad.aabb_min, rows), take_rows(world.broad.aabb_max, rows),
-                         choose_colors(awake, AABB_COLOR, AABB_ASLEEP_COLOR), 1.5)
+        lo, hi = world.broad.aabb_min[:n], world.broad.aabb_max[:n]
+        awake, static = d.awake[:n], d.static[:n]
+        if not live.all():  # else every row is drawn: no copies of the rows
+            rows = np.flatnonzero(live)
+            lo, hi, awake, static = lo.take(rows, axis=0), hi.take(rows, axis=0), awake[rows], static[rows]
+        block = batch.instance_block(WIRE_BOXES, len(lo), choose_colors(awake & ~static, AABB_COLOR,
+                                                                        AABB_ASLEEP_COLOR), 1.5)
+        set_columns(block[:, 0:3], lo)
+        set_columns(block[:, 3:6], hi)
     if options.broadphase:
         _broadphase(batch, world, colors, w)
     if options.velocities:
         rows = np.flatnonzero(live & ~d.static[:n] & d.awake[:n])
-        batch.arrows(take_rows(pos, rows), take_rows(d.vel, rows) * options.velocity_arrow_scale,
-                     VELOCITY_COLOR, w)
+        block = batch.instance_block(ARROWS, len(rows), VELOCITY_COLOR, w)
+        set_columns(block[:, 0:3], pos.take(rows, axis=0))
+        vel = d.vel.take(rows, axis=0)
+        for j in range(3):
+            np.multiply(vel[:, j], options.velocity_arrow_scale, out=block[:, 3 + j])
     if options.joints:
         joints = getattr(world, "joints", ())
         if joints:
@@ -319,23 +360,24 @@ def broadphase_legend(world) -> str:
     return _("Brute force: every pair of boxes is tested; there is no structure to draw.")
 
 
-def broadphase_caption(world) -> tuple[np.ndarray, str] | None:
+def broadphase_caption(world) -> tuple[tuple[float, float, float], str] | None:
     """Where to write a short caption in the view for the broad-phase drawing (a world point at the
     start of the sort-and-sweep lanes) and its text in the current language, or None for methods whose
     drawing needs none."""
     if world.broadphase != "sap":
         return None
     info = world.broad.debug()
-    intervals = np.asarray(info["intervals"], dtype=np.float64).reshape(-1, 2)
+    intervals = info["intervals"]
     if len(intervals) == 0:
         return None
     axis = int(info["axis"])
     lane_axis, start = _sap_lanes(world, axis)
-    point = np.zeros(3)
+    point = [0.0, 0.0, 0.0]  # in floats: numpy's per-call cost would dominate for one point
     point[lane_axis] = start - 0.4
     point[axis] = float(intervals[:, 0].min())
     point[1] += 0.3
-    return point, _("sort-and-sweep: intervals on the {axis} axis").format(axis=AXIS_NAMES[axis])
+    return (point[0], point[1], point[2]), _("sort-and-sweep: intervals on the {axis} axis").format(
+        axis=AXIS_NAMES[axis])
 
 
 def _sap_lanes(world, axis: int) -> tuple[int, float]:
@@ -344,8 +386,23 @@ def _sap_lanes(world, axis: int) -> tuple[int, float]:
     lane_axis = 2 if axis == 0 else 0
     d = world.data
     dynamic = d.alive[: d.n] & ~d.static[: d.n]
-    hi = np.max(world.broad.aabb_max[: d.n, lane_axis], where=dynamic, initial=-np.inf)  # no masked copy
+    # the masked copy and its max: a third of the time of np.max(..., where=dynamic), which loops slowly
+    tops = world.broad.aabb_max[: d.n, lane_axis][dynamic]
+    hi = tops.max() if len(tops) else -np.inf
     return lane_axis, (float(hi) if np.isfinite(hi) else 0.0) + 0.6
+
+
+_LANE_OFFSETS = np.zeros(0)
+
+
+def _lane_offsets(k: int) -> np.ndarray:
+    """The offsets of bars ``0..k-1`` across the sort-and-sweep lanes, ``0.15 m · (i mod 32)`` (a table
+    kept and grown, made again only when more bars come)."""
+    global _LANE_OFFSETS
+    if len(_LANE_OFFSETS) < k:
+        _LANE_OFFSETS = 0.15 * (np.arange(max(k, 2 * len(_LANE_OFFSETS), 1024)) % 32)
+        _LANE_OFFSETS.flags.writeable = False
+    return _LANE_OFFSETS[:k]
 
 
 def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
@@ -355,8 +412,7 @@ def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
     info = world.broad.debug()
     method = info["method"]
     if method == "sap":
-        intervals = np.asarray(info["intervals"], dtype=np.float64).reshape(-1, 2)
-        order = np.asarray(info["order"], dtype=np.int64)
+        intervals, order = info["intervals"], info["order"]  # (k, 2) and (k,) arrays
         k = len(intervals)
         if k == 0:
             return
@@ -364,20 +420,18 @@ def _broadphase(batch: Batch, world, colors: np.ndarray, width: float) -> None:
         # lanes run along a horizontal axis across the sweep axis, starting just outside the bodies
         lane_axis, start = _sap_lanes(world, axis)
         d = world.data
-        lane = np.arange(k) % 32
-        a = np.zeros((k, 3))
-        a[:, 1] = 0.03
-        a[:, lane_axis] = start + 0.15 * lane
-        b = a.copy()
-        a[:, axis] += intervals[:, 0]
-        b[:, axis] += intervals[:, 1]
-        if axis == 1:
-            a[:, 1] -= 0.03
-            b[:, 1] -= 0.03
         rgba = np.ones((k, 4), np.float32)
-        set_columns(rgba[:, :3], take_rows(colors, order[:k]))
+        set_columns(rgba[:, :3], colors.take(order[:k], axis=0))
         rgba[d.static[order[:k]], :3] = 0.5
-        batch.lines(a, b, rgba, 3.0)
+        # each bar from its interval's min to its max along the sweep axis, in lane k mod 32 across it,
+        # 3 cm above the ground (or on it, along y); written column by column into the batch
+        lane = start + _lane_offsets(k)
+        other = 3 - axis - lane_axis
+        block = batch.line_block(k, rgba, 3.0)
+        for end in (0, 1):
+            block[:, end, axis] = intervals[:, end]
+            block[:, end, lane_axis] = lane
+            block[:, end, other] = 0.03 if other == 1 else 0.0
         batch.line_end_points(5.0)
     elif method == "grid":
         cells = np.asarray(info["cells"], dtype=np.float64).reshape(-1, 3)

@@ -59,7 +59,6 @@ from .debug_draw import (
     Batch,
     build_debug,
     set_columns,
-    take_rows,
 )
 from .debug_draw import INSTANCE_ATTRIBUTES as DEBUG_INSTANCE_ATTRIBUTES
 from .debug_draw import INSTANCE_FORMAT as DEBUG_INSTANCE_FORMAT
@@ -430,8 +429,9 @@ class Renderer:
         self._palette = body_colors(0)
         self._table = np.zeros((0, INSTANCE_FLOATS), np.float32)
         self._order = np.zeros(0, np.int64)  # body index of each instance-table row
-        self._sorted_key: tuple[bytes, ...] = ()  # what the live bodies' sorted order was made from
-        self._sorted: tuple = ()
+        self._fixed_key: tuple[bytes, ...] = ()  # what the live bodies' order and fixed columns came from
+        self._fixed: tuple = ()
+        self._table_fixed: np.ndarray | None = None  # the fixed columns (``_fixed_columns``) the table holds
         self._shadow_size = 0
         self._screen_depth: bool | None = None
         self._main_key: tuple[int, int, int] | None = None   # (samples, width, height) of the own buffer
@@ -514,43 +514,43 @@ class Renderer:
                    tint: np.ndarray | None = None) -> list[tuple[_InstancedMesh, int, int]]:
         """Fill the instance table, sorted by kind and hull id; returns (mesh, first row, row count)
         for each mesh to draw, and keeps the sorted row order. ``rows``: only these live rows (sorted).
-        ``tint`` (n, 4): see ``render``."""
+        ``colors``: the renderer's palette (``_colors``), a colour per body row. ``tint`` (n, 4): see
+        ``render``."""
         d = world.data
         if rows is None:
-            # the order changes only when bodies come, go or change shape: kept while these bytes are equal
-            key = (d.alive[:d.n].tobytes(), d.kind[:d.n].tobytes(), d.params[:d.n, 0].tobytes())
-            if key != self._sorted_key:
-                self._sorted = _sorted_rows(d, np.flatnonzero(d.alive[:d.n]))
-                self._sorted_key = key
-            order, kind, hull_id, bounds = self._sorted
+            # the order and the columns that do not move with the bodies change only when bodies come, go,
+            # change shape or turn static or dynamic: kept while these bytes are equal (the palette's
+            # colour of a row never changes)
+            n = d.n
+            key = tuple(a[:n].tobytes() for a in (d.alive, d.kind, d.params, d.static))
+            if key != self._fixed_key:
+                order, _kind, hull_id, bounds = _sorted_rows(d, np.flatnonzero(d.alive[:n]))
+                self._fixed = (order, hull_id, bounds, *_fixed_columns(d, order, bounds, colors))
+                self._fixed_key = key
+            order, hull_id, bounds, fixed, static, static_flags, rank = self._fixed
         else:
-            order, kind, hull_id, bounds = _sorted_rows(d, rows)
+            order, _kind, hull_id, bounds = _sorted_rows(d, rows)
+            fixed, static, static_flags, rank = _fixed_columns(d, order, bounds, colors)
         k = len(order)
         if len(self._table) < k:
             self._table = np.zeros((max(k, 2 * len(self._table)), INSTANCE_FLOATS), np.float32)
+            self._table_fixed = None
         t = self._table[:k]
-        params = take_rows(d.params, order)
-        set_columns(t[:, 0:3], take_rows(pos, order))
-        set_columns(t[:, 3:7], take_rows(quat, order))
-        # scale = (sx, sy, sz, half height) as meshes.py describes, set per kind on its run of rows
-        for kd, columns, half_height in ((SPHERE, (0, 0, 0), None), (BOX, (0, 1, 2), None),
-                                         (CAPSULE, (0, 0, 0), 1), (HULL, None, None)):
-            lo, hi = bounds[kd], bounds[kd + 1]
-            if hi > lo:
-                for j in range(3):
-                    t[lo:hi, 7 + j] = 1.0 if columns is None else params[lo:hi, columns[j]]
-                t[lo:hi, 10] = 0.0 if half_height is None else params[lo:hi, half_height]
-        static = d.static[order]
-        set_columns(t[:, 11:14], take_rows(colors, order))
-        t[static, 11:14] = STATIC_COLOR
+        if self._table_fixed is not fixed:  # else the table holds them from the last frame
+            t[...] = fixed  # one copy of the whole rows; the poses and flags are written over it
+        # a tint or another set of rows (the ghosts) leaves other fixed columns in the table
+        self._table_fixed = fixed if rows is None and tint is None else None
+        # one call each: in a frame whose caches the GL's work has emptied, numpy's per-call cost counts
+        np.take(pos, order, axis=0, out=t[:, 0:3])
+        np.take(quat, order, axis=0, out=t[:, 3:7])
         if tint is not None:
             weight = np.clip(tint[order, 3:4], 0.0, 1.0)
             t[:, 11:14] += (tint[order, 0:3] - t[:, 11:14]) * weight
-        flags = np.where(static, STATIC, np.where(d.awake[order], 0, ASLEEP))
+        flags = np.where(static | d.awake.take(order), static_flags, ASLEEP)
         for index, bit in ((highlight.hovered, HOVERED), (highlight.selected, SELECTED),
                            (highlight.grabbed, GRABBED)):
-            if index >= 0:
-                flags[order == index] |= bit
+            if 0 <= index < len(rank) and rank[index] >= 0:
+                flags[rank[index]] |= bit
         t[:, 14] = flags
         self._order = order
         draws = []
@@ -834,6 +834,31 @@ def _sorted_rows(d, live: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     kind = kind[sort]
     bounds = np.searchsorted(kind, [SPHERE, BOX, CAPSULE, HULL, HULL + 1]).tolist()
     return live[sort], kind, hull_id, bounds
+
+
+def _fixed_columns(d, order: np.ndarray, bounds: list[int], colors: np.ndarray,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What the instance table's rows for the body rows ``order`` (sorted by kind, ``bounds`` as
+    ``_sorted_rows`` gives them) hold whatever the poses: (the (k, 15) rows with the scale and the colour
+    set, zeros elsewhere; whether each row is static; its flags' ``STATIC`` bit; the table row of each
+    body row of ``d``, -1 for rows not in ``order``)."""
+    k = len(order)
+    fixed = np.zeros((k, INSTANCE_FLOATS), np.float32)
+    params = d.params.take(order, axis=0)
+    # scale = (sx, sy, sz, half height) as meshes.py describes, set per kind on its run of rows
+    for kd, columns, half_height in ((SPHERE, (0, 0, 0), None), (BOX, (0, 1, 2), None),
+                                     (CAPSULE, (0, 0, 0), 1), (HULL, None, None)):
+        lo, hi = bounds[kd], bounds[kd + 1]
+        if hi > lo:
+            for j in range(3):
+                fixed[lo:hi, 7 + j] = 1.0 if columns is None else params[lo:hi, columns[j]]
+            fixed[lo:hi, 10] = 0.0 if half_height is None else params[lo:hi, half_height]
+    static = d.static[order]
+    set_columns(fixed[:, 11:14], colors.take(order, axis=0))
+    fixed[static, 11:14] = STATIC_COLOR
+    rank = np.full(d.n, -1, np.int64)
+    rank[order] = np.arange(k)
+    return fixed, static, np.where(static, STATIC, 0), rank
 
 
 def _ghost_rows(world, ghosts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -20,6 +20,7 @@ import numpy as np
 from imgui_bundle import imgui
 
 from ..i18n import N_, _
+from ..lessons import no_labels
 from .context import LESSON_WIDTH, PANEL_WIDTH, UiContext
 
 DIM = imgui.ImVec4(0.62, 0.66, 0.72, 1.0)
@@ -111,21 +112,27 @@ class LiveCheck:
 
     def __init__(self) -> None:
         self._bodies: list | None = None
-        self._rows = self._generations = np.zeros(0, np.int64)
+        self._rows: np.ndarray | slice = np.zeros(0, np.int64)
+        self._generations = np.zeros(0, np.int64)
         self._last_row = -1
 
     def __call__(self, world, bodies: list) -> bool:
         if bodies is not self._bodies:
             self._bodies = bodies
-            self._rows = np.array([b.index for b in bodies], np.int64)
+            rows = np.array([b.index for b in bodies], np.int64)
             self._generations = np.array([b.generation for b in bodies], np.int64)
-            self._last_row = int(self._rows.max()) if len(self._rows) else -1
+            self._last_row = int(rows.max()) if len(rows) else -1
+            # a scene's bodies are usually rows first..last in order: read as a slice, without copies
+            consecutive = len(rows) and np.array_equal(rows, np.arange(rows[0], rows[0] + len(rows)))
+            self._rows = slice(int(rows[0]), int(rows[0]) + len(rows)) if consecutive else rows
         rows, d = self._rows, world.data
-        if len(rows) == 0:
+        if len(self._generations) == 0:
             return True
         if self._last_row >= d.capacity:  # the world was restored to before the row existed
             return False
-        return bool(d.alive.take(rows).all() and np.array_equal(d.generation.take(rows), self._generations))
+        if isinstance(rows, slice):
+            return bool(d.alive[rows].all() and (d.generation[rows] == self._generations).all())
+        return bool(d.alive.take(rows).all() and (d.generation.take(rows) == self._generations).all())
 
 
 class LessonWindow:
@@ -254,8 +261,8 @@ class LessonWindow:
         session = self.ctx.session
         if session.scene_name != self._label_scene:
             self._label_scene, self.label_error = session.scene_name, None
-        if lesson is None or not self.ctx.show_labels or self.label_error:
-            return
+        if lesson is None or lesson.labels is no_labels or not self.ctx.show_labels or self.label_error:
+            return  # (with no labels, no check of the thousand bodies of the pile's lesson either)
         if not self._all_alive(session.world, session.bodies):
             return  # the user deleted a body the labels follow: their figures no longer apply
         try:

@@ -47,6 +47,16 @@ DEBUG_TOGGLES = (("shadows", N_("Shadows")), ("grid", N_("Ground grid")),
                  ("cursor_ray", N_("Ray from the cursor")), ("sweeps", N_("Swept volumes of the last step")),
                  ("flashes", N_("Flash on collision events")))
 NORMAL_SCALES = ("depth", "impulse")
+# the panel's sections, top to bottom: (title, name of the method that draws the section's contents)
+SECTIONS = ((N_("Simulation"), "_simulation"), (N_("World"), "_world"), (N_("Advanced"), "_advanced"),
+            (N_("Spawn"), "_spawn"), (N_("Selected body"), "_selected"), (N_("Mouse tools"), "_mouse"),
+            (N_("Debug draw"), "_debug"), (N_("Stats"), "_stats"), (N_("Help"), "_help"))
+# what a failing part of the frame is reported as, made once: a message with values costs microseconds
+# to make, and the panel names a dozen parts a frame
+SECTION_ERRORS = {title: N_("panel section {title}", title=title) for title, _method in SECTIONS}
+TIMELINE, EVENT_LOG, STEPPER = N_("the timeline"), N_("the event log"), N_("the stepper")
+CAPTION, LANGUAGE_BOX = N_("the broad-phase caption"), N_("the Language box")
+SHOWING_ERRORS = N_("showing errors")
 # the Advanced section: settings the seed tutorials discuss, each shown with its one-line meaning from the
 # engine's SETTINGS table; (name, slider is logarithmic)
 ADVANCED = (("penalty_hertz", True), ("penalty_damping_ratio", True), ("contact_hertz", True),
@@ -108,9 +118,23 @@ def _choice(label: str, value: str, options: tuple[str, ...], shown: list[str] |
             ) -> tuple[bool, str]:
     """A combo box over ``options``, listed as ``shown`` (default: the options themselves, which are then
     engine names such as "sap" or scene names, the same in every language); returns (changed, the chosen
-    option)."""
+    option).
+
+    Drawn as ``imgui.combo`` draws it (ImGui's ``Combo``: the box with the current item, and while it is
+    open a list of selectables, each under its index as id), but the list is handed to ImGui only while
+    it is open: ``imgui.combo`` converts every item to a C++ string each frame, closed or not."""
     index = options.index(value) if value in options else 0
-    changed, index = imgui.combo(label, index, list(options) if shown is None else shown)
+    changed = False
+    if imgui.begin_combo(label, (options if shown is None else shown)[index]):
+        for i, text in enumerate(options if shown is None else shown):
+            imgui.push_id(i)
+            selected = i == index
+            if imgui.selectable(text, selected)[0] and not selected:
+                changed, index = True, i
+            if selected:
+                imgui.set_item_default_focus()
+            imgui.pop_id()
+        imgui.end_combo()
     return changed, options[index]
 
 
@@ -174,9 +198,10 @@ class Panel:
         self.scene_path = "assets/scenes/example.json"
         self.save_path = "my_scene.json"
         self.saved = ""
-        self.energy = np.zeros(HISTORY, np.float32)
-        self.step_ms = np.zeros(HISTORY, np.float32)
-        self.stage_ms = np.zeros((len(STAGES), HISTORY), np.float32)  # per stage, per frame
+        # the histories, rows of one array shifted with one call a frame: the energy, the step time, then
+        # each stage's time
+        self._history = np.zeros((2 + len(STAGES), HISTORY), np.float32)
+        self.energy, self.step_ms, self.stage_ms = self._history[0], self._history[1], self._history[2:]
         self.kinetic = self.potential = 0.0
         """The energies (J) of the last sample, those of the ``energy`` history's last entry."""
         self._energy_at = -np.inf  # perf_counter() of the last energy sample
@@ -198,6 +223,7 @@ class Panel:
         """How far (pixels) the widest item of the panel (a label beside its slider, in the current
         language) reached past the panel's right edge last frame (0: every label fits)."""
         self._files = {path.name: path for path in scene_files()}
+        self._scene_choices: tuple[str | None, tuple[str, ...]] = (None, ())  # (for the scene, the list)
         self._selected_before = None
         self.reload_rect: tuple[float, float, float, float] | None = None
         """Where the Reload button of a scene file was drawn last (window points, top-left origin)."""
@@ -213,13 +239,13 @@ class Panel:
         self._overlay()
         self._tooltip()
         self.lesson.draw()
-        self._guarded(N_("the timeline"), self.timeline.draw)
-        self._guarded(N_("the event log"), self.event_log.draw)
+        self._guarded(TIMELINE, self.timeline.draw)
+        self._guarded(EVENT_LOG, self.event_log.draw)
         for window in (self.compare, self.plots, self.ledger):
             self._guarded(window.what, window.draw)
-        self._guarded(N_("the stepper"), self.stepper.draw)
+        self._guarded(STEPPER, self.stepper.draw)
         if self.ctx.options.broadphase:
-            self._guarded(N_("the broad-phase caption"), self._broadphase_caption)
+            self._guarded(CAPTION, self._broadphase_caption)
         if self.ctx.show_panel:
             self._panel()
         else:
@@ -229,7 +255,7 @@ class Panel:
         """Name what the broad-phase drawing shows, in the view beside it (sort and sweep's lanes)."""
         caption = broadphase_caption(self.ctx.session.world)
         if caption is not None:
-            draw_plates(visible_labels(self.ctx, [Label(tuple(caption[0]), caption[1])]),
+            draw_plates(visible_labels(self.ctx, [Label(*caption)]),
                         span=view_span(self.ctx))
 
     def _record_history(self) -> None:
@@ -243,10 +269,9 @@ class Panel:
                 self.kinetic, self.potential = self._energies(world)
             except Exception:  # noqa: BLE001 - statistics never stop the frame
                 self.kinetic = self.potential = float("nan")
-        _push(self.energy, self.kinetic + self.potential)
         t = world.timings
-        _push(self.step_ms, sum(t.values()))
-        _push(self.stage_ms, [t.get(stage, 0.0) for stage in STAGES])
+        _push(self._history, [self.kinetic + self.potential, sum(t.values()),
+                              *(t.get(stage, 0.0) for stage in STAGES)])
 
     def _remember_rect(self) -> None:
         pos, size = imgui.get_window_pos(), imgui.get_window_size()
@@ -303,27 +328,22 @@ class Panel:
         imgui.begin(_("sandbox") + "###panel", None, PANEL_FLAGS)
         self._remember_rect()
         imgui.push_item_width(PANEL_WIDTH * 0.56)
-        self._guarded(N_("the Language box"), self._language)
-        self._guarded(N_("showing errors"), self._errors)
+        self._guarded(LANGUAGE_BOX, self._language)
+        self._guarded(SHOWING_ERRORS, self._errors)
         # Open at first: only Simulation, the controls used all the time. Stats (a table, the stage tree
         # and three plots) cannot fit under it in a 1280x720 window, and its key figures (bodies, step
         # and render time, frame rate) are in the overlay anyway; open, it scrolls with the always-shown
         # scrollbar. "Selected body" opens by itself when a body gets selected.
-        opened = imgui.TreeNodeFlags_.default_open
         selected = self.ctx.session.selected
-        sections = ((N_("Simulation"), opened, self._simulation), (N_("World"), 0, self._world),
-                    (N_("Advanced"), 0, self._advanced), (N_("Spawn"), 0, self._spawn),
-                    (N_("Selected body"), 0, self._selected),
-                    (N_("Mouse tools"), 0, self._mouse), (N_("Debug draw"), 0, self._debug),
-                    (N_("Stats"), 0, self._stats), (N_("Help"), 0, self._help))
         self._stats_open = False
-        for title, header_flags, section in sections:
+        for title, method in SECTIONS:
             if title == "Selected body" and selected is not None and selected != self._selected_before:
                 imgui.set_next_item_open(True)
             # the id after ### is the English title: a section stays open when the language changes
+            header_flags = imgui.TreeNodeFlags_.default_open if title == "Simulation" else 0
             if imgui.collapsing_header(_(title) + "###" + title, header_flags):
-                self._stats_open |= section == self._stats
-                self._guarded(N_("panel section {title}", title=title), section)
+                self._stats_open |= method == "_stats"
+                self._guarded(SECTION_ERRORS[title], getattr(self, method))
         self._selected_before = selected
         self.overflow = max(0.0, imgui.get_cursor_pos_y() - imgui.get_scroll_y() - h)
         window = imgui.internal.get_current_window()
@@ -393,7 +413,9 @@ class Panel:
                 imgui.text_colored(YELLOW, slowdown_note(sim))
                 imgui.pop_text_wrap_pos()
 
-        names = scene_choices(session.scene_name, list(self._files))
+        if self._scene_choices[0] != session.scene_name:  # the list depends on nothing else
+            self._scene_choices = (session.scene_name, scene_choices(session.scene_name, list(self._files)))
+        names = self._scene_choices[1]
         scene = session.scene_name if session.scene_name in names else names[0]
         if session.scene_path is not None:
             imgui.push_item_width(PANEL_WIDTH * 0.56 - 70)
