@@ -130,9 +130,8 @@ class LiveCheck:
             return True
         if self._last_row >= d.capacity:  # the world was restored to before the row existed
             return False
-        if isinstance(rows, slice):
-            return bool(d.alive[rows].all() and (d.generation[rows] == self._generations).all())
-        return bool(d.alive.take(rows).all() and (d.generation.take(rows) == self._generations).all())
+        # a slice reads a view, an index array a copy: the same test either way
+        return bool(d.alive[rows].all() and (d.generation[rows] == self._generations).all())
 
 
 class LessonWindow:
