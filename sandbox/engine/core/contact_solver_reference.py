@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from .contact_rows import APPROACH, LAM_MAX, LAM_N, LAM_T1, LAM_T2, MU, RA, RB, SEP0, T1, T2, N, at, get3
@@ -71,8 +72,10 @@ def solve_point(k, contacts, bodies, coefficients, warm):
     """Solve contact point ``k`` once (or, with ``warm``, apply its accumulated impulses again)."""
     cw = contacts.pts.cw
     c = contacts.pts.row[k]  # where point k's fields are (contact_rows.py)
-    a = contacts.pts.bodies[k, 0]
-    b = contacts.pts.bodies[k, 1]
+    # np.int64: the int32 body rows widened to the type solve_manifold_patch passes, so that numba
+    # compiles pair_masses and store_pair_velocities once (int() would keep int32)
+    a = np.int64(contacts.pts.bodies[k, 0])
+    b = np.int64(contacts.pts.bodies[k, 1])
     vel, angvel = bodies.vel, bodies.angvel
     ima, imb, ia, ib = pair_masses(bodies, a, b)
     n, t1, t2 = get3(cw, c, N, 0), get3(cw, c, T1, 0), get3(cw, c, T2, 0)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from .contact_rows import (
@@ -99,8 +100,10 @@ def penalty_contacts(c, pts, bodies, h, hertz, zeta, iterations, first):
     bias_rate, mass_scale, _ = soft_coefficients(hertz, zeta, h)
     beta = bias_rate * mass_scale
     for k in range(c):
-        a = cb[k, 0]
-        b = cb[k, 1]
+        # np.int64: the int32 body rows widened to the type the joints pass, so that numba compiles the
+        # shared impulse and vector helpers once (int() would keep int32)
+        a = np.int64(cb[k, 0])
+        b = np.int64(cb[k, 1])
         i = cidx[k]
         if first:
             cw[at(i, LAM_N, 0)] = 0.0
@@ -133,8 +136,8 @@ def penalty_contacts(c, pts, bodies, h, hertz, zeta, iterations, first):
             lam = cw[at(i, APPROACH, 0)]
             if lam == 0.0:
                 continue
-            a = cb[k, 0]
-            b = cb[k, 1]
+            a = np.int64(cb[k, 0])
+            b = np.int64(cb[k, 1])
             ra = get3(cw, i, RA, 0)
             rb = get3(cw, i, RB, 0)
             ia, ib = load_mat(inv_inertia, a), load_mat(inv_inertia, b)
