@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .vecmath import dot, load3, mad, store3, sub
+from .vecmath import add, dot, load3, load4, mad, quat_rotate, store3, sub
 
 # The accessors below are called with constant field numbers and lanes (``at(c, LAM_N, 0)``). Numba compiles
 # a kernel once per distinct literal constant it is called with, which made 43 copies of ``at`` alone; an
@@ -140,3 +140,15 @@ def push_point_normal(cw, c, a, b, lam, bodies):
     if moving[b]:
         store3(vel, b, mad(load3(vel, b), n, lam * imb))
         store3(angvel, b, mad(load3(angvel, b), jac(cw, c, 0, 0, 3), lam))
+
+
+@njit(cache=True, inline="always")
+def anchor_offset(k, a, b, pos, quat, local_a, local_b):
+    """pb − pa: the offset between contact point ``k``'s two anchors, the material points ``local_a[k]`` of
+    body ``a`` and ``local_b[k]`` of body ``b`` (each in its body's frame) at the bodies' current poses.
+    Along the normal it is minus the overlap (``projection.project_contacts``); along the surface, how far
+    the point has slipped since its manifold was made (``penalty.penalty_contacts``)."""
+    # inlined: each caller's loop gets it without a compiled function of its own
+    pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(local_a, k)))
+    pb = add(load3(pos, b), quat_rotate(load4(quat, b), load3(local_b, k)))
+    return sub(pb, pa)

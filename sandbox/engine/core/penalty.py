@@ -34,24 +34,13 @@ from .contact_rows import (
     T1,
     T2,
     N,
+    anchor_offset,
     at,
     get3,
 )
 from .impulse import apply_impulse_pair, point_velocity
 from .soft_constraint import soft_coefficients
-from .vecmath import add, dot, load3, load4, load_mat, quat_rotate, scale, sub
-
-
-@njit(cache=True, inline="always")
-def anchor_offset(k, a, b, pos, quat, local_a, local_b):
-    """pb − pa: the offset between contact point ``k``'s two anchors, the material points ``local_a[k]`` of
-    body ``a`` and ``local_b[k]`` of body ``b`` (each in its body's frame) at the bodies' current poses.
-    Along the normal it is minus the overlap; along the surface, how far the point has slipped since its
-    manifold was made (``penalty_contacts``)."""
-    # inlined: the two loops of penalty_contacts share it without a compiled function of its own
-    pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(local_a, k)))
-    pb = add(load3(pos, b), quat_rotate(load4(quat, b), load3(local_b, k)))
-    return sub(pb, pa)
+from .vecmath import add, dot, load_mat, scale, sub
 
 
 @njit(cache=True)

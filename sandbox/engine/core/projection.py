@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from .contact_rows import N, get3
-from .vecmath import add, dot, load3, load4, mad, quat_rotate, store3, sub
+from .contact_rows import N, anchor_offset, get3
+from .vecmath import dot, load3, mad, store3
 
 
 @njit(cache=True)
@@ -31,9 +31,7 @@ def project_contacts(c, pts, bodies):
         if w == 0.0:
             continue
         n = get3(cw, cidx[k], N, 0)
-        pa = add(load3(pos, a), quat_rotate(load4(quat, a), load3(cla, k)))
-        pb = add(load3(pos, b), quat_rotate(load4(quat, b), load3(clb, k)))
-        depth = -dot(sub(pb, pa), n)
+        depth = -dot(anchor_offset(k, a, b, pos, quat, cla, clb), n)
         if depth <= 0.0:
             continue
         store3(pos, a, mad(load3(pos, a), n, -depth * ima / w))
