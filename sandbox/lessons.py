@@ -599,8 +599,9 @@ def check_tunnelling(world: World, bodies: Sequence[Body]) -> str:
 
 
 def check_stacking(world: World, bodies: Sequence[Body]) -> str:
-    """Everything stands and falls asleep. The heavy-on-light stack (bodies 36–38) is measured apart: the
-    soft contacts under a light body carrying a heavy one settle deeper (about 1 cm per contact here)."""
+    """Everything stands and falls asleep. The heavy-on-light stack (bodies 36–38) is measured apart, with
+    the issue's bar for mass ratios (1 cm): the block solver holds it to a fraction of a millimetre, and
+    without it the soft contacts under a light body carrying a heavy one settle about 1 cm each."""
     start = np.array([b.position for b in bodies])
     run(world, 300)
     drift = np.linalg.norm(np.array([b.position for b in bodies]) - start, axis=1)
@@ -608,10 +609,10 @@ def check_stacking(world: World, bodies: Sequence[Body]) -> str:
     rest = np.r_[drift[:36], drift[39:]]
     upright = all(tilt_deg(b) < 2.0 for b in bodies[heavy])
     asleep = sum(not b.awake for b in bodies)
-    ok = (finite(world) and rest.max() < 0.02 and drift[heavy].max() < 0.03 and upright
+    ok = (finite(world) and rest.max() < 0.02 and drift[heavy].max() < 0.01 and upright
           and (asleep == len(bodies) or not world.sleeping))
     return verdict(ok, N_("pyramid, wall, cards drift at most {rest:.2f} cm (bar: 2 cm); the 1/10/100 kg "
-                          "stack sank {sank:.2f} cm (bar: 3 cm); {asleep} of {n} asleep",
+                          "stack sank {sank:.2f} cm (bar: 1 cm); {asleep} of {n} asleep",
                           rest=rest.max() * 100, sank=drift[heavy].max() * 100, asleep=asleep, n=len(bodies)))
 
 

@@ -76,18 +76,22 @@ def test_checks_follow_the_presets(name, label):
     assert result.startswith("PASS: "), result
 
 
-@pytest.mark.parametrize(("name", "label"), [("pyramid", "No warm starting"), ("stacking", "One sub-step")])
-def test_presets_that_break_a_stack_do_break_it(name, label):
-    """The lessons say so: without warm starting the pyramid collapses, with one sub-step the heavy-on-light
-    stack does."""
+@pytest.mark.parametrize(("name", "label", "bodies_moved", "least"), [
+    ("pyramid", "No warm starting", slice(None), 0.2),  # it collapses
+    ("stacking", "Block solver off", slice(36, 39), 0.015),  # the heavy-on-light stack sinks ~1 cm a contact
+])
+def test_presets_that_break_a_stack_do_break_it(name, label, bodies_moved, least):
+    """The lessons say so: without warm starting the pyramid collapses; without the block solver the
+    heavy-on-light stack sinks past the 1 cm bar."""
     lesson = LESSONS_BY_NAME[name]
     w, bodies = build(name)
     apply_preset(w, next(p for p in lesson.presets if p["label"] == label))
     result = lesson.check(w, bodies)
     assert result.startswith("FAIL: "), result
     start = start_positions(name)
-    drift = max(float(np.linalg.norm(b.position - p)) for b, p in zip(bodies, start, strict=True))
-    assert drift > 0.2, drift
+    drift = max(float(np.linalg.norm(b.position - p))
+                for b, p in zip(bodies[bodies_moved], start[bodies_moved], strict=True))
+    assert drift > least, drift
 
 
 def start_positions(name: str) -> list[np.ndarray]:

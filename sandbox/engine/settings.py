@@ -92,6 +92,8 @@ SETTINGS: dict[str, Setting] = _table(
             help="wide: 32 contacts side by side (SIMD); reference: one by one, as the seed writes it"),
     Setting("warm_starting", True, "bool",
             help="start each step's contact impulses from the last step's (fewer iterations, same result)"),
+    Setting("block_solver", True, "bool",
+            help="solve each small island whose masses differ tenfold or more as one block (no sag)"),
     Setting("broadphase", "sap", "choice", choices=("brute", "sap", "grid", "octree"),
             help="how candidate pairs are found"),
     Setting("ccd", True, "bool", help="continuous collision: a fast body's margin covers its whole travel"),

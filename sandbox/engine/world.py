@@ -20,6 +20,7 @@ from .broadphase import BroadPhase
 from .collide import Manifold
 from .contacts import SCRATCH_KEPT, CollisionEvent, ContactArrays, ContactSolverData, ManifoldCache
 from .core import (
+    block_solver,
     contact_prepare,
     events,
     graph_color,
@@ -209,6 +210,9 @@ class World:
     friction_rule = SettingAttribute()
     contact_solver = SettingAttribute()  # "wide" (SIMD lanes) or "reference" (one point after another)
     warm_starting = SettingAttribute()
+    # small islands with a mass ratio solved as one block (core/block_solver.py); False: every contact by
+    # sequential impulses, to show how a light body under a heavy one gives way
+    block_solver = SettingAttribute()
     ccd = SettingAttribute()
     sleeping = SettingAttribute()
     # reuse a pair's manifold while the pair moves less than 1 mm / 2° relative to itself (Jolt's body
@@ -724,8 +728,15 @@ class World:
         moving = d.alive[:n] & ~d.static[:n] & d.awake[:n]
         s.ensure(max(c.point_count(), 1), max(c.count, 1), max(d.n, 1))
         blocks = s.blocks_record()
-        nb, wide, floats, npts = graph_color.color_contacts(c.count, c.body_a, c.body_b, c.npoints, moving,
-                                                            c.first, s.cidx, blocks, s.mask)
+        island = np.empty(max(c.count, 1), np.int64)
+        if self._response == "impulse" and self._block_solver:
+            block_solver.mark_stiff_islands(c.count, c.body_a, c.body_b, c.npoints, moving, d.inv_mass[:n],
+                                            np.empty(max(n, 1), np.int64), island)
+        else:
+            island[:] = -1
+        nb, wide, direct, floats, npts = graph_color.color_contacts(c.count, c.body_a, c.body_b, c.npoints,
+                                                                    moving, c.first, s.cidx, blocks, s.mask,
+                                                                    island)
         s.ensure_wide(floats)
         points = s.points_record()
         bodies = BodyState(n, moving, d.pos, d.quat, d.vel, d.angvel, d.force, d.torque, d.inv_mass,
@@ -736,8 +747,8 @@ class World:
         rules = (FRICTION_RULES.index(self._friction_rule), RESTITUTION_RULES.index(self._restitution_rule))
         contact_prepare.prepare_contacts(nb, blocks, c.manifolds(), c.first, bodies, rules, s.match, previous,
                                          self._warm_starting, points, s.Inv)
-        contacts = SolverContacts(npts, nb, wide, blocks, c.body_a, c.body_b, c.first, c.npoints, points, s.V,
-                                  s.D)
+        contacts = SolverContacts(npts, nb, wide, direct, blocks, c.body_a, c.body_b, c.first, c.npoints,
+                                  points, s.V, s.D, island)
         joints = self._joints_packed()
         joints.impulse[:] = 0.0
         grabs = self._grabs_packed()

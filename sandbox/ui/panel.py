@@ -62,8 +62,8 @@ SHOWING_ERRORS = N_("showing errors")
 ADVANCED = (("penalty_hertz", True), ("penalty_damping_ratio", True), ("contact_hertz", True),
             ("contact_damping_ratio", True), ("max_push_velocity", True), ("restitution_threshold", False),
             ("linear_slop", False), ("speculative_distance", False), ("warm_starting", False),
-            ("friction_rule", False), ("contact_solver", False), ("linear_damping", True),
-            ("angular_damping", True))
+            ("block_solver", False), ("friction_rule", False), ("contact_solver", False),
+            ("linear_damping", True), ("angular_damping", True))
 # the windows' flags, combined once (an enum's | costs more than the window it sets up)
 OVERLAY_FLAGS = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
                  | imgui.WindowFlags_.no_focus_on_appearing | imgui.WindowFlags_.no_nav

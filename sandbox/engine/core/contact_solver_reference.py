@@ -68,6 +68,43 @@ def store_pair_velocities(bodies, a, b, va, wa, vb, wb):
 
 
 @njit(cache=True)
+def point_friction(cw, c, ima, imb, ia, ib, ra, rb, va, wa, vb, wb):
+    """Coulomb friction of the point whose fields start at ``c``: the tangential impulse that stops the
+    sliding, the accumulated one kept inside the disc |λt| ≤ μ·λn. Returns the bodies' new velocities."""
+    t1, t2 = get3(cw, c, T1, 0), get3(cw, c, T2, 0)
+    rat1, rbt1, rat2, rbt2 = cross(ra, t1), cross(rb, t1), cross(ra, t2), cross(rb, t2)
+    old1, old2 = cw[at(c, LAM_T1, 0)], cw[at(c, LAM_T2, 0)]
+    dv = sub(vb, va)
+    vt1 = dot(dv, t1) + dot(wb, rbt1) - dot(wa, rat1)  # the sliding velocity along t1 and t2
+    vt2 = dot(dv, t2) + dot(wb, rbt2) - dot(wa, rat2)
+    l1 = old1 - effective_mass(ima, imb, ia, ib, ra, rb, t1) * vt1
+    l2 = old2 - effective_mass(ima, imb, ia, ib, ra, rb, t2) * vt2
+    limit = cw[at(c, MU, 0)] * cw[at(c, LAM_N, 0)]
+    shrink = min(1.0, limit / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
+    l1 *= shrink
+    l2 *= shrink
+    va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - old1, mat_vec(ia, rat1), mat_vec(ib, rbt1))
+    va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - old2, mat_vec(ia, rat2), mat_vec(ib, rbt2))
+    cw[at(c, LAM_T1, 0)] = l1
+    cw[at(c, LAM_T2, 0)] = l2
+    return va, wa, vb, wb
+
+
+@njit(cache=True)
+def friction_point(k, contacts, bodies):
+    """Solve the friction of contact point ``k`` once (``point_friction``), on the bodies' velocities."""
+    cw = contacts.pts.cw
+    c = contacts.pts.row[k]
+    a = np.int64(contacts.pts.bodies[k, 0])
+    b = np.int64(contacts.pts.bodies[k, 1])
+    ima, imb, ia, ib = pair_masses(bodies, a, b)
+    va, wa, vb, wb = point_friction(cw, c, ima, imb, ia, ib, get3(cw, c, RA, 0), get3(cw, c, RB, 0),
+                                    load3(bodies.vel, a), load3(bodies.angvel, a), load3(bodies.vel, b),
+                                    load3(bodies.angvel, b))
+    store_pair_velocities(bodies, a, b, va, wa, vb, wb)
+
+
+@njit(cache=True)
 def solve_point(k, contacts, bodies, coefficients, warm):
     """Solve contact point ``k`` once (or, with ``warm``, apply its accumulated impulses again)."""
     cw = contacts.pts.cw
@@ -95,24 +132,8 @@ def solve_point(k, contacts, bodies, coefficients, warm):
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, cw[at(c, LAM_T2, 0)], mat_vec(ia, rat2),
                                    mat_vec(ib, rbt2))
     else:
-        # friction, in every pass (the relax pass too, see contact_solver.solve_contacts): the tangential
-        # impulse that stops the sliding, kept inside the disc |λt| ≤ μ·λn
-        old1, old2 = cw[at(c, LAM_T1, 0)], cw[at(c, LAM_T2, 0)]
-        dv = sub(vb, va)
-        vt1 = dot(dv, t1) + dot(wb, rbt1) - dot(wa, rat1)  # the sliding velocity along t1 and t2
-        vt2 = dot(dv, t2) + dot(wb, rbt2) - dot(wa, rat2)
-        l1 = old1 - effective_mass(ima, imb, ia, ib, ra, rb, t1) * vt1
-        l2 = old2 - effective_mass(ima, imb, ia, ib, ra, rb, t2) * vt2
-        limit = cw[at(c, MU, 0)] * cw[at(c, LAM_N, 0)]
-        shrink = min(1.0, limit / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
-        l1 *= shrink
-        l2 *= shrink
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - old1, mat_vec(ia, rat1),
-                                   mat_vec(ib, rbt1))
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - old2, mat_vec(ia, rat2),
-                                   mat_vec(ib, rbt2))
-        cw[at(c, LAM_T1, 0)] = l1
-        cw[at(c, LAM_T2, 0)] = l2
+        # friction, in every pass (the relax pass too, see contact_solver.solve_contacts)
+        va, wa, vb, wb = point_friction(cw, c, ima, imb, ia, ib, ra, rb, va, wa, vb, wb)
         # the gap now, to first order from how far each body moved and turned since the step began
         dx = sub(load3(bodies.dpos, b), load3(bodies.dpos, a))
         s = (cw[at(c, SEP0, 0)] + dot(dx, n) + dot(load3(bodies.drot, b), rbn)

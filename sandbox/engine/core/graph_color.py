@@ -18,6 +18,7 @@ from numba import njit
 from .contact_rows import NF, STRIDE, L
 
 COLORS = 32  # colours tried before a manifold goes to the overflow (one bit each in an int64 mask)
+DIRECT = COLORS + 1  # the class after the overflow: the block solver's manifolds
 PARALLEL_BLOCKS = 4
 """The fewest blocks (of one colour, for the solver) that are shared out over the threads: the blocks of
 a colour share no moving body, so they can run side by side (``contact_solver.solve_colours``,
@@ -25,7 +26,7 @@ a colour share no moving body, so they can run side by side (``contact_solver.so
 
 
 @njit(cache=True)
-def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask):
+def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask, island):
     """Colour the manifolds and cut the colours into ``blocks`` (a ``Blocks`` record, filled here).
 
     Greedy colouring: manifold by manifold, the lowest colour that neither of its moving bodies already
@@ -33,12 +34,15 @@ def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask
     count, largest first, so that a block's lanes have like counts; runs of up to ``L`` make the blocks.
     ``m_first[i]`` receives the number of manifold i's first contact point (points are numbered manifold
     by manifold), or −1 for a manifold between two bodies that do not move (asleep or static): it gets
-    no solver points. ``cidx[k]`` receives point k's place in ``cw``.
-    Returns (blocks, coloured blocks, floats of ``cw`` used, contact points)."""
+    no solver points. ``cidx[k]`` receives point k's place in ``cw``. The manifolds of the islands that
+    the block solver takes (``island[i]`` ≥ 0, ``block_solver.mark_stiff_islands``) get no colour: they
+    come last, one block each, after the overflow.
+    Returns (blocks, coloured blocks, first block of the block solver's, floats of ``cw`` used, contact
+    points)."""
     order, blk_start, blk_lanes, blk_slots, blk_off = (blocks.order, blocks.start, blocks.lanes, blocks.slots,
                                                        blocks.offset)
     color = blocks.color
-    count = np.zeros((COLORS + 1) * 4, np.int64)
+    count = np.zeros((COLORS + 2) * 4, np.int64)
     for i in range(m):
         a = mb_a[i]
         b = mb_b[i]
@@ -54,6 +58,10 @@ def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask
             continue
         m_first[i] = k
         k += m_npoints[i]
+        if island[i] >= 0:
+            color[i] = DIRECT
+            count[4 * DIRECT + 4 - m_npoints[i]] += 1
+            continue
         used = (mask[a] if moving[a] else 0) | (mask[b] if moving[b] else 0)
         c = 0
         while c < COLORS and (used >> c) & 1:
@@ -78,6 +86,7 @@ def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask
     total = start[len(count)]
     nb = 0
     wide = 0
+    direct = -1
     off = 0
     prev = -1
     shared = STRIDE  # overflow blocks placed in the current shared region
@@ -85,11 +94,14 @@ def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask
     for s in range(total):
         i = order[s]
         c = color[i]
-        if c != prev or c == COLORS or blk_lanes[nb - 1] == L:
+        if c != prev or c >= COLORS or blk_lanes[nb - 1] == L:
             blk_start[nb] = s
             blk_lanes[nb] = 0
             blk_slots[nb] = m_npoints[i]
-            if c == COLORS:
+            if c == DIRECT and direct < 0:
+                direct = nb
+                shared = STRIDE  # a region of its own: its first block may have more points
+            if c >= COLORS:
                 # An overflow block has one lane, so it uses one float of each row of STRIDE: STRIDE of
                 # them share one region, each shifted by one float (lane 0 of block r sits where lane r
                 # of a full block would). Given a region each, a pile where every body touches hundreds
@@ -113,4 +125,4 @@ def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask
         for p in range(m_npoints[i]):
             cidx[m_first[i] + p] = blk_off[nb - 1] + p * NF * STRIDE + j
         blk_lanes[nb - 1] = j + 1
-    return nb, wide, off, k
+    return nb, wide, direct if direct >= 0 else nb, off, k

@@ -115,14 +115,16 @@ class ContactPoints(NamedTuple):
 
 class SolverContacts(NamedTuple):
     """Everything the response stage needs about this step's contacts: ``points`` solver points in
-    ``blocks`` blocks, of which the first ``wide_blocks`` are coloured (the rest, the overflow, are
-    solved one manifold after another by the reference solver); the manifolds' bodies, first point and
-    point count; the points (``ContactPoints``) and two lane work arrays ``V`` (a block's velocities) and
-    ``D`` (its displacements)."""
+    ``blocks`` blocks, of which the first ``wide_blocks`` are coloured, those up to ``direct_blocks`` the
+    overflow (solved one manifold after another by the reference solver) and the rest the islands of the
+    block solver (``block_solver.py``); the manifolds' bodies, first point and point count; the points
+    (``ContactPoints``), two lane work arrays ``V`` (a block's velocities) and ``D`` (its displacements),
+    and each manifold's island for the block solver (−1: not one of its)."""
 
     points: int
     blocks: int
     wide_blocks: int
+    direct_blocks: int
     table: Blocks
     body_a: np.ndarray
     body_b: np.ndarray
@@ -131,6 +133,7 @@ class SolverContacts(NamedTuple):
     pts: ContactPoints
     V: np.ndarray
     D: np.ndarray
+    island: np.ndarray
 
 
 class Joints(NamedTuple):

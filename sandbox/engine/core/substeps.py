@@ -17,6 +17,7 @@ import time
 from numba import njit, objmode
 
 from . import contact_solver_reference as reference
+from .block_solver import solve_islands
 from .contact_rows import LAM_N, LAM_T1, LAM_T2, at
 from .contact_solver import normal_coefficients, reset_impulses, solve_contacts, warm_start
 from .depenetration import limit_separation, record_speeds
@@ -62,7 +63,8 @@ def solve_joints_and_grabs(joints, grabs, bodies, h, use_bias, settings):
 @njit(cache=True, inline="always")
 def contact_pass(contacts, bodies, coefficients, warm, all_reference):
     """One pass of the impulse method over every contact point: the coloured blocks by the wide solver
-    (unless ``all_reference``), then the rest (the overflow, or everything) by the reference solver. With
+    (unless ``all_reference``), then the overflow (or everything) by the reference solver, then the
+    islands of the block solver (``block_solver.py``; their warm start is the reference solver's). With
     ``warm`` the pass is the warm start."""
     # inlined: as a compiled function of its own, this thin wrapper would have numba link and optimise
     # again the whole tree of kernels below it (see ``bench.compile --by-function``)
@@ -73,8 +75,11 @@ def contact_pass(contacts, bodies, coefficients, warm, all_reference):
         else:
             solve_contacts(contacts, bodies, coefficients)
         first = contacts.wide_blocks
-    if first < contacts.blocks:
-        reference.solve_blocks(contacts, bodies, coefficients, warm, first, contacts.blocks)
+    last = contacts.blocks if warm else contacts.direct_blocks
+    if first < last:
+        reference.solve_blocks(contacts, bodies, coefficients, warm, first, last)
+    if not warm and contacts.direct_blocks < contacts.blocks:
+        solve_islands(contacts, bodies, coefficients, contacts.direct_blocks, contacts.blocks)
 
 
 @njit(cache=True)

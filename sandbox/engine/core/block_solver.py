@@ -1,0 +1,326 @@
+"""The block solver: the contact impulses of a small island with a large mass ratio, solved together.
+
+Sequential impulses (``contact_solver_reference.py``) solve one contact at a time, each with a soft
+spring built on its own pair's effective mass (``soft_constraint.py``). Under a heavy load that is the
+wrong spring: a 1 kg box under 1000 kg gives way F/(m_eff·ω²) = 6.9 cm, because the spring that holds
+it is as weak as the light box alone (``docs/architecture.md``). And stiffening it makes Gauss–Seidel
+need about as many passes as the mass ratio, since each contact only learns of the others' impulses
+one pass later.
+
+Here the normal constraints of such an island are solved at once (a direct solve, as Box2D v2's block solver
+did for the two points of one manifold, extended to the island). With A = J·M⁻¹·Jᵀ the island's
+effective-mass matrix (A_pq: the change of point p's normal velocity per unit impulse at point q), one
+pass finds the change Δλ of the accumulated normal impulses λ from
+
+    (1 + c)·(A·Δλ)_p = −(v_p + b_p) − c·(A·λ)_p
+
+for every point p, where v is the normal velocity, b the soft step's bias (speculative gap or soft
+push-out) and c = impulse scale / mass scale the softness of the contact (0 for a speculative point and
+in the relax pass). For a single point this is exactly the sequential-impulse formula
+Δλ = −k·ms·(v + b) − is·λ (k = 1/A_pp, ms = 1/(1 + c), is = c/(1 + c)). For the island, the spring is
+built on the coupled matrix A, so each contact is as stiff as the mass it actually holds up: at rest
+v = 0, Δλ = 0 and b = −c·A·λ, and A·λ is the velocity change that all the contact impulses give the
+bodies, which is the same for every body of a resting stack (it cancels gravity), so every contact sinks
+g/ω² (0.07 mm at 60 Hz) whatever the masses.
+
+A resting face has four coplanar points but only three degrees of freedom, so A is singular: the
+system is solved in the least-squares sense, (A² + εI)·Δλ = A·(right side), which gives the least-norm
+answer. It shares a load evenly between a face's points and leaves out any part of the right side that
+no impulse could change (a bias that is not the gap pattern of a rigid motion).
+
+Friction stays sequential impulses (``contact_solver_reference.friction_point``), point by point
+before the normal solve of each pass, as in the wide solver. Contacts push and never pull: a point whose
+λ + Δλ would be negative is let go (λ = 0) and the others solved again with it fixed (an active set,
+one round per change). Only islands of at most ``MAX_POINTS`` points whose moving
+bodies differ in mass by ``MASS_RATIO`` or more come here (``mark_stiff_islands``); the rest (piles of
+alike bodies, where Gauss–Seidel converges fast) keep the wide solver.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .contact_rows import LAM_MAX, LAM_N, SEP0, N, at, get3, jac
+from .contact_solver_reference import friction_point, pair_masses, store_pair_velocities
+from .impulse import push_pair
+from .islands import find, union
+from .vecmath import dot, load3, sub
+
+MASS_RATIO = 10.0  # islands whose heaviest moving body is at least this many times the lightest
+MAX_POINTS = 32  # and that have at most this many contact points (a 32×32 system per pass)
+SWEEPS = 4  # friction, then the normals, this many times per pass: an island is small, and the
+# friction of a light body under a heavy one converges as slowly as its normals did
+EPSILON = 1e-10  # the least-squares solve's damping, relative to the largest diagonal of the scaled A²
+
+
+class IslandScratch(NamedTuple):
+    """Work arrays of ``solve_island``, for up to ``MAX_POINTS`` points: A, the least-squares matrix, the
+    right side, λ before the pass, the solution, Δλ, the active rows' right side, their Jacobi scales,
+    which points still push, and the active points' numbers."""
+
+    A: np.ndarray
+    M: np.ndarray
+    r: np.ndarray
+    y: np.ndarray
+    x: np.ndarray
+    dl: np.ndarray
+    w: np.ndarray
+    scale: np.ndarray
+    active: np.ndarray
+    idx: np.ndarray
+
+
+@njit(cache=True)
+def mark_stiff_islands(m, mb_a, mb_b, m_npoints, moving, inv_mass, parent, island):
+    """``island[i]``: for each of the ``m`` manifolds, the island of moving bodies it belongs to (its
+    root body, union–find as in ``islands.py``, static bodies joining nothing) when that island has a mass
+    ratio of at least ``MASS_RATIO`` and at most ``MAX_POINTS`` contact points, else −1. ``parent`` is a
+    scratch array of one row per body. Returns how many manifolds were marked. Costs one pass over the
+    bodies when the moving bodies' masses are all within ``MASS_RATIO`` of each other (every scene of
+    like bodies), which is then the answer: nothing is marked."""
+    nb = len(parent)
+    lo, hi = np.inf, 0.0
+    for i in range(nb):
+        if moving[i] and inv_mass[i] > 0.0:
+            lo = min(lo, inv_mass[i])
+            hi = max(hi, inv_mass[i])
+    for i in range(m):
+        island[i] = -1
+    if not hi >= MASS_RATIO * lo:
+        return 0
+    for i in range(nb):
+        parent[i] = i
+    for i in range(m):
+        if m_npoints[i] > 0 and moving[mb_a[i]] and moving[mb_b[i]]:
+            union(parent, mb_a[i], mb_b[i])
+    # per island root: lightest and heaviest inverse mass, point count
+    small = np.full(nb, np.inf)
+    large = np.zeros(nb)
+    points = np.zeros(nb, np.int64)
+    for i in range(nb):
+        if moving[i] and inv_mass[i] > 0.0:
+            r = find(parent, i)
+            small[r] = min(small[r], inv_mass[i])
+            large[r] = max(large[r], inv_mass[i])
+    for i in range(m):
+        a = mb_a[i]
+        r = find(parent, a if moving[a] else mb_b[i])
+        points[r] += m_npoints[i]
+    marked = 0
+    for i in range(m):
+        a = mb_a[i]
+        if not (moving[a] or moving[mb_b[i]]) or m_npoints[i] == 0:
+            continue
+        r = find(parent, a if moving[a] else mb_b[i])
+        if large[r] >= MASS_RATIO * small[r] and points[r] <= MAX_POINTS:
+            island[i] = r
+            marked += 1
+    return marked
+
+
+@njit(cache=True)
+def coupling(cw, cp, d, a, b, ima, imb, cq, e, aq, bq):
+    """The change of point p's relative velocity along its direction ``d`` (0: n, 1: t1, 2: t2) per unit
+    impulse of point q along its direction ``e`` (their fields at ``cp`` and ``cq`` in ``cw``, their
+    bodies (a, b) and (aq, bq); ``ima``, ``imb`` the inverse masses of a and b, 0 for a body that does not
+    move), summed over the bodies the two points share: for a body X on side σ ∈ {−1 (A), +1 (B)} of
+    each, σ_p·σ_q·(d_p·e_q/m_X + (r_p×d_p)·I_X⁻¹(r_q×e_q)), from the cached Jacobian rows
+    (``contact_rows.py``; a body that does not move has zero I⁻¹ rows)."""
+    dd = dot(get3(cw, cp, N + 3 * d, 0), get3(cw, cq, N + 3 * e, 0))
+    total = 0.0
+    if a == aq:
+        total += ima * dd + dot(jac(cw, cp, 0, d, 0), jac(cw, cq, 0, e, 2))
+    if a == bq:
+        total -= ima * dd + dot(jac(cw, cp, 0, d, 0), jac(cw, cq, 0, e, 3))
+    if b == aq:
+        total -= imb * dd + dot(jac(cw, cp, 0, d, 1), jac(cw, cq, 0, e, 2))
+    if b == bq:
+        total += imb * dd + dot(jac(cw, cp, 0, d, 1), jac(cw, cq, 0, e, 3))
+    return total
+
+
+@njit(cache=True)
+def cholesky_solve(M, r, x, n):
+    """Solve M·x = r for the symmetric positive definite n×n leading block of ``M`` by Cholesky
+    factorisation M = L·Lᵀ (overwriting M's lower triangle with L), then forward and back substitution.
+    Returns False, leaving ``x`` alone, when M is not positive definite to working precision."""
+    for j in range(n):
+        d = M[j, j]
+        for k in range(j):
+            d -= M[j, k] * M[j, k]
+        if not d > 1e-300:
+            return False
+        d = np.sqrt(d)
+        M[j, j] = d
+        for i in range(j + 1, n):
+            s = M[i, j]
+            for k in range(j):
+                s -= M[i, k] * M[j, k]
+            M[i, j] = s / d
+    for i in range(n):  # L·y = r
+        s = r[i]
+        for k in range(i):
+            s -= M[i, k] * x[k]
+        x[i] = s / M[i, i]
+    for i in range(n - 1, -1, -1):  # Lᵀ·x = y
+        s = x[i]
+        for k in range(i + 1, n):
+            s -= M[k, i] * x[k]
+        x[i] = s / M[i, i]
+    return True
+
+
+@njit(cache=True)
+def least_squares(A, idx, na, w, M, x, scale):
+    """x[:na] = the least-squares solution of A_FF·x = w[:na] over the rows and columns ``idx[:na]`` of the
+    symmetric ``A``, damped and Jacobi-scaled: with S = diag(A_FF)^(−1/2) and B = S·A_FF·S, it solves
+    (B² + εI)·z = B·S·w and returns x = S·z. The scaling makes the damping ε the same share of every row
+    whatever its body's mass (a feather on a box is as well conditioned as a box on a box). Returns
+    False when the factorisation fails (not positive definite to working precision)."""
+    for i in range(na):
+        d = A[idx[i], idx[i]]
+        scale[i] = 1.0 / np.sqrt(d) if d > 0.0 else 1.0
+    largest = 0.0
+    for i in range(na):
+        t = 0.0
+        for j in range(na):
+            t += A[idx[i], idx[j]] * scale[j] * scale[j] * w[j]
+        x[i] = scale[i] * t
+        for j in range(i + 1):
+            t = 0.0
+            for h in range(na):
+                t += A[idx[i], idx[h]] * A[idx[h], idx[j]] * scale[h] * scale[h]
+            M[i, j] = scale[i] * scale[j] * t
+            M[j, i] = M[i, j]
+        largest = max(largest, M[i, i])
+    for i in range(na):
+        M[i, i] += EPSILON * largest
+    if not cholesky_solve(M, x, x, na):
+        return False
+    for i in range(na):
+        x[i] *= scale[i]
+    return True
+
+
+@njit(cache=True)
+def solve_island(pk, n, contacts, bodies, coefficients, S):
+    """The normal impulses of one island's ``n`` points (solver point numbers ``pk[:n]``) by the soft
+    solve of the module's docstring, then applied to the bodies; a point that would pull is let go and
+    the others solved again (the active set). ``S`` is an ``IslandScratch``."""
+    cw, row, pb = contacts.pts.cw, contacts.pts.row, contacts.pts.bodies
+    vel, angvel, dpos, drot = bodies.vel, bodies.angvel, bodies.dpos, bodies.drot
+    A, M, r, y, x, dl, w, active, idx = S.A, S.M, S.r, S.y, S.x, S.dl, S.w, S.active, S.idx
+    c_soft = coefficients.impulse_scale / coefficients.mass_scale
+    for p in range(n):
+        k = pk[p]
+        c = row[k]
+        a, b = np.int64(pb[k, 0]), np.int64(pb[k, 1])
+        ima, imb, _, _ = pair_masses(bodies, a, b)
+        for q in range(p + 1):
+            kq = pk[q]
+            A[p, q] = coupling(cw, c, 0, a, b, ima, imb, row[kq], 0, np.int64(pb[kq, 0]), np.int64(pb[kq, 1]))
+            A[q, p] = A[p, q]
+        y[p] = cw[at(c, LAM_N, 0)]  # λ before the pass
+        active[p] = True
+        # the gap now and the normal velocity, as the sequential solver computes them
+        nrm = get3(cw, c, N, 0)
+        ran, rbn = jac(cw, c, 0, 0, 0), jac(cw, c, 0, 0, 1)
+        s = (cw[at(c, SEP0, 0)] + dot(sub(load3(dpos, b), load3(dpos, a)), nrm) + dot(load3(drot, b), rbn)
+             - dot(load3(drot, a), ran))
+        vn = (dot(sub(load3(vel, b), load3(vel, a)), nrm) + dot(load3(angvel, b), rbn)
+              - dot(load3(angvel, a), ran))
+        if s > 0.0:  # speculative: only the approach that closes the gap within the sub-step
+            r[p] = -(vn + s * coefficients.inv_h)
+        else:
+            # overlapping: the soft push-out (at most max_push), and the row asks
+            # (1 + c)·(A·Δλ)_p = −(v + b)_p − c·(A·λ)_p, with A·λ over every impulse of every point, friction
+            # too: the load that a light body passes on is part of what it holds up
+            push = coefficients.bias_rate * min(s + coefficients.linear_slop, 0.0)
+            bias = max(push, -coefficients.max_push)
+            t = 0.0
+            for q in range(n):
+                kq = pk[q]
+                for e in range(3):
+                    t += coupling(cw, c, 0, a, b, ima, imb, row[kq], e, np.int64(pb[kq, 0]),
+                                  np.int64(pb[kq, 1])) * cw[at(row[kq], LAM_N + e, 0)]
+            r[p] = (-(vn + bias) - c_soft * t) / (1.0 + c_soft)
+    for _ in range(n + 1):
+        # the active points' system A_AA·Δ_A = r_A − A_AI·Δ_I, the others let go (Δλ = −λ)
+        na = 0
+        for p in range(n):
+            if active[p]:
+                idx[na] = p
+                na += 1
+            else:
+                dl[p] = -y[p]
+        if na == 0:
+            break
+        for i in range(na):
+            t = r[idx[i]]
+            for q in range(n):
+                if not active[q]:
+                    t -= A[idx[i], q] * dl[q]
+            w[i] = t
+        if not least_squares(A, idx, na, w, M, x, S.scale):
+            return  # (not seen: the damping keeps the matrix positive definite) the pass leaves λ alone
+        released = False
+        for i in range(na):
+            p = idx[i]
+            dl[p] = x[i]
+            if y[p] + x[i] < 0.0:  # it would pull: let go
+                active[p] = False
+                released = True
+        if not released:
+            break
+    for p in range(n):
+        k = pk[p]
+        c = row[k]
+        a, b = np.int64(pb[k, 0]), np.int64(pb[k, 1])
+        ima, imb, _, _ = pair_masses(bodies, a, b)
+        new = max(y[p] + dl[p], 0.0)
+        va, wa, vb, wb = push_pair(load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b), ima, imb,
+                                   get3(cw, c, N, 0), new - y[p], jac(cw, c, 0, 0, 2), jac(cw, c, 0, 0, 3))
+        store_pair_velocities(bodies, a, b, va, wa, vb, wb)
+        cw[at(c, LAM_N, 0)] = new
+        cw[at(c, LAM_MAX, 0)] = max(cw[at(c, LAM_MAX, 0)], new)
+
+
+@njit(cache=True)
+def solve_islands(contacts, bodies, coefficients, first, last):
+    """One solve pass over the marked islands, whose manifolds are blocks ``first``…``last − 1`` of
+    ``contacts`` (one manifold each, ``graph_color.color_contacts``): island by island, the friction of
+    every point by sequential impulses (``contact_solver_reference.friction_point``), then every normal
+    impulse at once (``solve_island``)."""
+    B = contacts.table
+    count = last - first
+    if count <= 0:
+        return
+    man = np.empty(count, np.int64)
+    key = np.empty(count, np.int64)
+    for j in range(count):
+        man[j] = B.order[B.start[first + j]]
+        key[j] = contacts.island[man[j]]
+    order = np.argsort(key, kind="mergesort")  # island by island, manifolds in block order within one
+    pk = np.empty(MAX_POINTS, np.int64)
+    S = IslandScratch(np.empty((MAX_POINTS, MAX_POINTS)), np.empty((MAX_POINTS, MAX_POINTS)),
+                      np.empty(MAX_POINTS), np.empty(MAX_POINTS), np.empty(MAX_POINTS), np.empty(MAX_POINTS),
+                      np.empty(MAX_POINTS), np.empty(MAX_POINTS), np.empty(MAX_POINTS, np.bool_),
+                      np.empty(MAX_POINTS, np.int64))
+    j = 0
+    while j < count:
+        end = j
+        n = 0
+        while end < count and key[order[end]] == key[order[j]]:
+            i = man[order[end]]
+            for p in range(contacts.npoints[i]):
+                pk[n] = contacts.first[i] + p  # mark_stiff_islands counted at most MAX_POINTS
+                n += 1
+            end += 1
+        for _ in range(SWEEPS):
+            for p in range(n):
+                friction_point(pk[p], contacts, bodies)
+            solve_island(pk, n, contacts, bodies, coefficients, S)
+        j = end
