@@ -47,6 +47,20 @@ def test_a_heavy_box_on_a_light_one_stands_without_sinking_or_drifting(ratio):
     assert np.abs(heavy.angular_velocity).max() < 1e-3
 
 
+def test_a_tower_of_light_boxes_holds_a_tonne():
+    """Seven 1 kg boxes under 1000 kg: one island of 32 contact points, solved as one block."""
+    w = World()
+    w.sleeping = False
+    w.add_body(Box((5, 0.5, 5)), position=(0, -0.5, 0), mass=0.0)
+    tower = [w.add_body(Box((0.5, 0.5, 0.5)), position=(0, 0.5 + i, 0), mass=1000.0 if i == 7 else 1.0)
+             for i in range(8)]
+    for _ in range(180):
+        w.step(DT)
+    for i, b in enumerate(tower):
+        assert abs(b.position[1] - (0.5 + i)) < 1e-3
+        assert np.hypot(b.position[0], b.position[2]) < 1e-4
+
+
 def test_each_contact_sinks_g_over_omega_squared_whatever_the_masses():
     """At rest the soft contact's bias balances its leak, b = −c·(A·λ), and A·λ (the velocity change all
     contact impulses give the bodies) is g·h for the light box against the ground and 0 between the two

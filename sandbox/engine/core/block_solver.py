@@ -47,10 +47,10 @@ from .contact_rows import LAM_MAX, LAM_N, SEP0, N, at, get3, jac
 from .contact_solver_reference import friction_point, pair_masses, store_pair_velocities
 from .impulse import push_pair
 from .islands import find, union
-from .vecmath import dot, load3, sub
+from .vecmath import dot, load3, mad, store3, sub
 
 MASS_RATIO = 10.0  # islands whose heaviest moving body is at least this many times the lightest
-MAX_POINTS = 32  # and that have at most this many contact points (a 32×32 system per pass)
+MAX_POINTS = 64  # and that have at most this many contact points (a 64×64 system per pass)
 SWEEPS = 4  # friction, then the normals, this many times per pass: an island is small, and the
 # friction of a light body under a heavy one converges as slowly as its normals did
 EPSILON = 1e-10  # the least-squares solve's damping, relative to the largest diagonal of the scaled A²
@@ -71,6 +71,24 @@ class IslandScratch(NamedTuple):
     scale: np.ndarray
     active: np.ndarray
     idx: np.ndarray
+    factored: np.ndarray  # one flag: M holds the factor for every point of the island active
+    body: np.ndarray  # the island's bodies (rows), numbered in the order met
+    nbodies: np.ndarray  # one count: how many
+    la: np.ndarray  # each point's body a and b, numbered within the island
+    lb: np.ndarray
+    U: np.ndarray  # per island body: the velocity and spin change of the accumulated impulses
+    W: np.ndarray
+
+
+@njit(cache=True)
+def island_scratch():
+    """An ``IslandScratch`` for islands of up to ``MAX_POINTS`` points."""
+    m = MAX_POINTS
+    return IslandScratch(np.empty((m, m)), np.empty((m, m)), np.empty(m), np.empty(m), np.empty(m),
+                         np.empty(m), np.empty(m), np.empty(m), np.empty(m, np.bool_), np.empty(m, np.int64),
+                         np.zeros(1, np.bool_), np.empty(2 * m, np.int64), np.zeros(1, np.int64),
+                         np.empty(m, np.int64), np.empty(m, np.int64), np.empty((2 * m, 3)),
+                         np.empty((2 * m, 3)))
 
 
 @njit(cache=True)
@@ -143,10 +161,10 @@ def coupling(cw, cp, d, a, b, ima, imb, cq, e, aq, bq):
 
 
 @njit(cache=True)
-def cholesky_solve(M, r, x, n):
-    """Solve M·x = r for the symmetric positive definite n×n leading block of ``M`` by Cholesky
-    factorisation M = L·Lᵀ (overwriting M's lower triangle with L), then forward and back substitution.
-    Returns False, leaving ``x`` alone, when M is not positive definite to working precision."""
+def cholesky_factor(M, n):
+    """Cholesky factorisation M = L·Lᵀ of the symmetric positive definite n×n leading block of ``M``,
+    L written over M's lower triangle. Returns False when M is not positive definite to working
+    precision."""
     for j in range(n):
         d = M[j, j]
         for k in range(j):
@@ -160,69 +178,125 @@ def cholesky_solve(M, r, x, n):
             for k in range(j):
                 s -= M[i, k] * M[j, k]
             M[i, j] = s / d
-    for i in range(n):  # L·y = r
-        s = r[i]
-        for k in range(i):
-            s -= M[i, k] * x[k]
-        x[i] = s / M[i, i]
-    for i in range(n - 1, -1, -1):  # Lᵀ·x = y
-        s = x[i]
-        for k in range(i + 1, n):
-            s -= M[k, i] * x[k]
-        x[i] = s / M[i, i]
     return True
 
 
 @njit(cache=True)
-def least_squares(A, idx, na, w, M, x, scale):
+def cholesky_substitute(L, x, n):
+    """x ← M⁻¹·x, with M = L·Lᵀ as ``cholesky_factor`` left it: forward, then back substitution."""
+    for i in range(n):  # L·y = x
+        s = x[i]
+        for k in range(i):
+            s -= L[i, k] * x[k]
+        x[i] = s / L[i, i]
+    for i in range(n - 1, -1, -1):  # Lᵀ·z = y
+        s = x[i]
+        for k in range(i + 1, n):
+            s -= L[k, i] * x[k]
+        x[i] = s / L[i, i]
+
+
+@njit(cache=True)
+def least_squares(A, idx, na, w, M, x, scale, factored):
     """x[:na] = the least-squares solution of A_FF·x = w[:na] over the rows and columns ``idx[:na]`` of the
     symmetric ``A``, damped and Jacobi-scaled: with S = diag(A_FF)^(−1/2) and B = S·A_FF·S, it solves
     (B² + εI)·z = B·S·w and returns x = S·z. The scaling makes the damping ε the same share of every row
-    whatever its body's mass (a feather on a box is as well conditioned as a box on a box). Returns
-    False when the factorisation fails (not positive definite to working precision)."""
-    for i in range(na):
-        d = A[idx[i], idx[i]]
-        scale[i] = 1.0 / np.sqrt(d) if d > 0.0 else 1.0
-    largest = 0.0
+    whatever its body's mass (a feather on a box is as well conditioned as a box on a box). With
+    ``factored``, ``M`` and ``scale`` already hold the factor of (B² + εI) for these rows (from the last
+    call), which costs n³ to make and n² to use. Returns False when the factorisation fails (not
+    positive definite to working precision)."""
+    if not factored:
+        for i in range(na):
+            d = A[idx[i], idx[i]]
+            scale[i] = 1.0 / np.sqrt(d) if d > 0.0 else 1.0
+        largest = 0.0
+        for i in range(na):
+            for j in range(i + 1):
+                t = 0.0
+                for h in range(na):
+                    t += A[idx[i], idx[h]] * A[idx[h], idx[j]] * scale[h] * scale[h]
+                M[i, j] = scale[i] * scale[j] * t
+                M[j, i] = M[i, j]
+            largest = max(largest, M[i, i])
+        for i in range(na):
+            M[i, i] += EPSILON * largest
+        if not cholesky_factor(M, na):
+            return False
     for i in range(na):
         t = 0.0
         for j in range(na):
             t += A[idx[i], idx[j]] * scale[j] * scale[j] * w[j]
         x[i] = scale[i] * t
-        for j in range(i + 1):
-            t = 0.0
-            for h in range(na):
-                t += A[idx[i], idx[h]] * A[idx[h], idx[j]] * scale[h] * scale[h]
-            M[i, j] = scale[i] * scale[j] * t
-            M[j, i] = M[i, j]
-        largest = max(largest, M[i, i])
-    for i in range(na):
-        M[i, i] += EPSILON * largest
-    if not cholesky_solve(M, x, x, na):
-        return False
+    cholesky_substitute(M, x, na)
     for i in range(na):
         x[i] *= scale[i]
     return True
 
 
 @njit(cache=True)
-def solve_island(pk, n, contacts, bodies, coefficients, S):
-    """The normal impulses of one island's ``n`` points (solver point numbers ``pk[:n]``) by the soft
-    solve of the module's docstring, then applied to the bodies; a point that would pull is let go and
-    the others solved again (the active set). ``S`` is an ``IslandScratch``."""
+def island_matrix(pk, n, contacts, bodies, S):
+    """``S.A[:n, :n]`` = J·M⁻¹·Jᵀ over the normals of the island's points ``pk[:n]`` (``coupling``); and
+    each point's two bodies numbered within the island (``S.la``, ``S.lb``; ``S.nbodies[0]`` of them)."""
     cw, row, pb = contacts.pts.cw, contacts.pts.row, contacts.pts.bodies
-    vel, angvel, dpos, drot = bodies.vel, bodies.angvel, bodies.dpos, bodies.drot
-    A, M, r, y, x, dl, w, active, idx = S.A, S.M, S.r, S.y, S.x, S.dl, S.w, S.active, S.idx
-    c_soft = coefficients.impulse_scale / coefficients.mass_scale
+    A, body = S.A, S.body
+    count = 0
+    for p in range(n):
+        for side in range(2):
+            i = pb[pk[p], side]
+            j = 0
+            while j < count and body[j] != i:
+                j += 1
+            if j == count:
+                body[count] = i
+                count += 1
+            if side == 0:
+                S.la[p] = j
+            else:
+                S.lb[p] = j
+    S.nbodies[0] = count
     for p in range(n):
         k = pk[p]
-        c = row[k]
         a, b = np.int64(pb[k, 0]), np.int64(pb[k, 1])
         ima, imb, _, _ = pair_masses(bodies, a, b)
         for q in range(p + 1):
             kq = pk[q]
-            A[p, q] = coupling(cw, c, 0, a, b, ima, imb, row[kq], 0, np.int64(pb[kq, 0]), np.int64(pb[kq, 1]))
+            A[p, q] = coupling(cw, row[k], 0, a, b, ima, imb, row[kq], 0, np.int64(pb[kq, 0]),
+                               np.int64(pb[kq, 1]))
             A[q, p] = A[p, q]
+
+
+@njit(cache=True)
+def solve_island(pk, n, contacts, bodies, coefficients, S):
+    """The normal impulses of one island's ``n`` points (solver point numbers ``pk[:n]``) by the soft
+    solve of the module's docstring, then applied to the bodies; a point that would pull is let go and
+    the others solved again (the active set). ``S`` is an ``IslandScratch`` whose ``A`` holds the
+    island's matrix (``island_matrix``)."""
+    cw, row, pb = contacts.pts.cw, contacts.pts.row, contacts.pts.bodies
+    vel, angvel, dpos, drot = bodies.vel, bodies.angvel, bodies.dpos, bodies.drot
+    A, M, r, y, x, dl, w, active, idx = S.A, S.M, S.r, S.y, S.x, S.dl, S.w, S.active, S.idx
+    la, lb, U, W = S.la, S.lb, S.U, S.W
+    c_soft = coefficients.impulse_scale / coefficients.mass_scale
+    # A·λ of every point (for the soft rows' leak), through the velocity change that all the accumulated
+    # impulses (normal and friction) give each body of the island: U linear, W angular, per local body
+    for i in range(S.nbodies[0]):
+        for j in range(3):
+            U[i, j] = 0.0
+            W[i, j] = 0.0
+    for q in range(n):
+        k = pk[q]
+        c = row[k]
+        ima, imb, _, _ = pair_masses(bodies, np.int64(pb[k, 0]), np.int64(pb[k, 1]))
+        for e in range(3):
+            lam = cw[at(c, LAM_N + e, 0)]
+            d = get3(cw, c, N + 3 * e, 0)
+            store3(U, la[q], mad(load3(U, la[q]), d, -lam * ima))
+            store3(W, la[q], mad(load3(W, la[q]), jac(cw, c, 0, e, 2), -lam))
+            store3(U, lb[q], mad(load3(U, lb[q]), d, lam * imb))
+            store3(W, lb[q], mad(load3(W, lb[q]), jac(cw, c, 0, e, 3), lam))
+    for p in range(n):
+        k = pk[p]
+        c = row[k]
+        a, b = np.int64(pb[k, 0]), np.int64(pb[k, 1])
         y[p] = cw[at(c, LAM_N, 0)]  # λ before the pass
         active[p] = True
         # the gap now and the normal velocity, as the sequential solver computes them
@@ -240,12 +314,8 @@ def solve_island(pk, n, contacts, bodies, coefficients, S):
             # too: the load that a light body passes on is part of what it holds up
             push = coefficients.bias_rate * min(s + coefficients.linear_slop, 0.0)
             bias = max(push, -coefficients.max_push)
-            t = 0.0
-            for q in range(n):
-                kq = pk[q]
-                for e in range(3):
-                    t += coupling(cw, c, 0, a, b, ima, imb, row[kq], e, np.int64(pb[kq, 0]),
-                                  np.int64(pb[kq, 1])) * cw[at(row[kq], LAM_N + e, 0)]
+            t = (dot(sub(load3(U, lb[p]), load3(U, la[p])), nrm) + dot(load3(W, lb[p]), rbn)
+                 - dot(load3(W, la[p]), ran))
             r[p] = (-(vn + bias) - c_soft * t) / (1.0 + c_soft)
     for _ in range(n + 1):
         # the active points' system A_AA·Δ_A = r_A − A_AI·Δ_I, the others let go (Δλ = −λ)
@@ -264,8 +334,11 @@ def solve_island(pk, n, contacts, bodies, coefficients, S):
                 if not active[q]:
                     t -= A[idx[i], q] * dl[q]
             w[i] = t
-        if not least_squares(A, idx, na, w, M, x, S.scale):
+        # every point active: the factor made for them earlier in this pass serves again
+        if not least_squares(A, idx, na, w, M, x, S.scale, na == n and S.factored[0]):
+            S.factored[0] = False
             return  # (not seen: the damping keeps the matrix positive definite) the pass leaves λ alone
+        S.factored[0] = na == n
         released = False
         for i in range(na):
             p = idx[i]
@@ -305,10 +378,7 @@ def solve_islands(contacts, bodies, coefficients, first, last):
         key[j] = contacts.island[man[j]]
     order = np.argsort(key, kind="mergesort")  # island by island, manifolds in block order within one
     pk = np.empty(MAX_POINTS, np.int64)
-    S = IslandScratch(np.empty((MAX_POINTS, MAX_POINTS)), np.empty((MAX_POINTS, MAX_POINTS)),
-                      np.empty(MAX_POINTS), np.empty(MAX_POINTS), np.empty(MAX_POINTS), np.empty(MAX_POINTS),
-                      np.empty(MAX_POINTS), np.empty(MAX_POINTS), np.empty(MAX_POINTS, np.bool_),
-                      np.empty(MAX_POINTS, np.int64))
+    S = island_scratch()
     j = 0
     while j < count:
         end = j
@@ -319,6 +389,8 @@ def solve_islands(contacts, bodies, coefficients, first, last):
                 pk[n] = contacts.first[i] + p  # mark_stiff_islands counted at most MAX_POINTS
                 n += 1
             end += 1
+        island_matrix(pk, n, contacts, bodies, S)
+        S.factored[0] = False
         for _ in range(SWEEPS):
             for p in range(n):
                 friction_point(pk[p], contacts, bodies)
