@@ -3,12 +3,15 @@ A heavy box on a light one must stand as a stack of alike boxes does, sinking wh
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
 import pytest
 
-from sandbox.engine import Box, World
+from sandbox import scenes
+from sandbox.engine import Box, Sphere, World
+from sandbox.engine.core.graph_color import DIRECT
 
 DT = 1.0 / 60.0
 G = 9.81
@@ -59,6 +62,31 @@ def test_a_tower_of_light_boxes_holds_a_tonne():
     for i, b in enumerate(tower):
         assert abs(b.position[1] - (0.5 + i)) < 1e-3
         assert np.hypot(b.position[0], b.position[2]) < 1e-4
+
+
+def test_a_plank_carrying_48_balls_is_one_block_and_both_solvers_agree():
+    """The plank (20 kg) and its 48 balls (0.5 kg) are one island of 52 points, more manifolds on one body
+    than there are colours: all of it goes to the block solver, from the wide solver and the reference
+    solver alike, so the two still take the same step."""
+    w = World()
+    w.sleeping = False
+    scenes.ground(w)
+    plank = w.add_body(Box((3.5, 0.1, 3.5)), position=(0, 0.1, 0), mass=20.0)
+    for i in range(8):
+        for j in range(6):
+            w.add_body(Sphere(0.2), position=(-3.0 + 0.85 * i, 0.4, -2.5 + 0.95 * j), mass=0.5)
+    for _ in range(30):
+        w.step(DT)
+    assert (w._solver.color[: w.contacts.count] == DIRECT).all()
+    wide, ref = copy.deepcopy(w), copy.deepcopy(w)
+    ref.contact_solver = "reference"
+    wide.step(DT)
+    ref.step(DT)
+    np.testing.assert_allclose(wide.data.vel[: w.data.n], ref.data.vel[: w.data.n], rtol=1e-9, atol=1e-9)
+    for _ in range(60):
+        w.step(DT)
+    assert abs(plank.position[1] - 0.1) < 1e-3 and np.linalg.norm(plank.linear_velocity) < 1e-3
+    assert min(b.position[1] for b in w.bodies if b.mass == 0.5) > 0.399
 
 
 def test_each_contact_sinks_g_over_omega_squared_whatever_the_masses():

@@ -96,10 +96,10 @@ def mark_stiff_islands(m, mb_a, mb_b, m_npoints, moving, inv_mass, parent, islan
     """``island[i]``: for each of the ``m`` manifolds, the island of moving bodies it belongs to (its
     root body, union–find as in ``islands.py``, static bodies joining nothing) when that island has a mass
     ratio of at least ``MASS_RATIO`` and at most ``MAX_POINTS`` contact points, else −1. ``parent`` is a
-    scratch array of one row per body. Returns how many manifolds were marked. Costs one pass over the
-    bodies when the moving bodies' masses are all within ``MASS_RATIO`` of each other (every scene of
-    like bodies), which is then the answer: nothing is marked."""
-    nb = len(parent)
+    scratch array of at least one row per body (``moving`` has one). Returns how many manifolds were
+    marked. Costs one pass over the bodies when the moving bodies' masses are all within ``MASS_RATIO``
+    of each other (every scene of like bodies), which is then the answer: nothing is marked."""
+    nb = len(moving)
     lo, hi = np.inf, 0.0
     for i in range(nb):
         if moving[i] and inv_mass[i] > 0.0:
