@@ -93,12 +93,13 @@ def island_scratch():
 
 @njit(cache=True)
 def mark_stiff_islands(m, mb_a, mb_b, m_npoints, moving, inv_mass, parent, island):
-    """``island[i]``: for each of the ``m`` manifolds, the island of moving bodies it belongs to (its
-    root body, union–find as in ``islands.py``, static bodies joining nothing) when that island has a mass
-    ratio of at least ``MASS_RATIO`` and at most ``MAX_POINTS`` contact points, else −1. ``parent`` is a
-    scratch array of at least one row per body (``moving`` has one). Returns how many manifolds were
-    marked. Costs one pass over the bodies when the moving bodies' masses are all within ``MASS_RATIO``
-    of each other (every scene of like bodies), which is then the answer: nothing is marked."""
+    """``island[i]``: for each of the ``m`` manifolds, the number of the island of moving bodies it belongs
+    to (union–find as in ``islands.py``, static bodies joining nothing; the islands numbered 0, 1, …)
+    when that island has a mass ratio of at least ``MASS_RATIO`` and at most ``MAX_POINTS`` contact
+    points, else −1. ``parent`` is a scratch array of at least one row per body (``moving`` has one).
+    Returns how many islands were marked. Costs one pass over the bodies when the moving bodies' masses
+    are all within ``MASS_RATIO`` of each other (every scene of like bodies), which is then the answer:
+    nothing is marked."""
     nb = len(moving)
     lo, hi = np.inf, 0.0
     for i in range(nb):
@@ -127,6 +128,7 @@ def mark_stiff_islands(m, mb_a, mb_b, m_npoints, moving, inv_mass, parent, islan
         a = mb_a[i]
         r = find(parent, a if moving[a] else mb_b[i])
         points[r] += m_npoints[i]
+    ident = np.full(nb, -1, np.int64)  # per root: the island's number, 0, 1, … in the order met
     marked = 0
     for i in range(m):
         a = mb_a[i]
@@ -134,8 +136,10 @@ def mark_stiff_islands(m, mb_a, mb_b, m_npoints, moving, inv_mass, parent, islan
             continue
         r = find(parent, a if moving[a] else mb_b[i])
         if large[r] >= MASS_RATIO * small[r] and points[r] <= MAX_POINTS:
-            island[i] = r
-            marked += 1
+            if ident[r] < 0:
+                ident[r] = marked
+                marked += 1
+            island[i] = ident[r]
     return marked
 
 
@@ -257,7 +261,7 @@ def island_matrix(pk, n, contacts, bodies, S):
     for p in range(n):
         k = pk[p]
         a, b = np.int64(pb[k, 0]), np.int64(pb[k, 1])
-        ima, imb, _, _ = pair_masses(bodies, a, b)
+        ima, imb, _, _ = pair_masses(bodies.inv_mass, bodies.moving, bodies.inv_inertia_start, a, b)
         for q in range(p + 1):
             kq = pk[q]
             A[p, q] = coupling(cw, row[k], 0, a, b, ima, imb, row[kq], 0, np.int64(pb[kq, 0]),
@@ -267,15 +271,31 @@ def island_matrix(pk, n, contacts, bodies, S):
 
 @njit(cache=True)
 def solve_island(pk, n, contacts, bodies, coefficients, S):
-    """The normal impulses of one island's ``n`` points (solver point numbers ``pk[:n]``) by the soft
-    solve of the module's docstring, then applied to the bodies; a point that would pull is let go and
-    the others solved again (the active set). ``S`` is an ``IslandScratch`` whose ``A`` holds the
-    island's matrix (``island_matrix``)."""
+    """One pass over one island's ``n`` points (solver point numbers ``pk[:n]``), ``SWEEPS`` times: the
+    friction of every point by sequential impulses (``contact_solver_reference.friction_point``), then
+    every normal impulse at once by the soft solve of the module's docstring, applied to the bodies; a
+    point that would pull is let go and the others solved again (the active set). ``S`` is an
+    ``IslandScratch`` whose ``A`` holds the island's matrix (``island_matrix``). The body arrays go one
+    by one to the per-point functions (see ``contact_solver_reference.pair_masses``)."""
     cw, row, pb = contacts.pts.cw, contacts.pts.row, contacts.pts.bodies
     vel, angvel, dpos, drot = bodies.vel, bodies.angvel, bodies.dpos, bodies.drot
+    inv_mass, moving, inv_start = bodies.inv_mass, bodies.moving, bodies.inv_inertia_start
+    c_soft = coefficients.impulse_scale / coefficients.mass_scale
+    for _ in range(SWEEPS):
+        for p in range(n):
+            friction_point(pk[p], cw, row, pb, inv_mass, moving, inv_start, vel, angvel)
+        if not normal_sweep(pk, n, cw, row, pb, inv_mass, moving, inv_start, vel, angvel, dpos, drot,
+                            coefficients, c_soft, S):
+            return
+
+
+@njit(cache=True)
+def normal_sweep(pk, n, cw, row, pb, inv_mass, moving, inv_start, vel, angvel, dpos, drot, coefficients,
+                 c_soft, S):
+    """The normal solve of ``solve_island`` once. Returns False when the least-squares factorisation
+    failed (not seen: the damping keeps the matrix positive definite); the sweep then leaves λ alone."""
     A, M, r, y, x, dl, w, active, idx = S.A, S.M, S.r, S.y, S.x, S.dl, S.w, S.active, S.idx
     la, lb, U, W = S.la, S.lb, S.U, S.W
-    c_soft = coefficients.impulse_scale / coefficients.mass_scale
     # A·λ of every point (for the soft rows' leak), through the velocity change that all the accumulated
     # impulses (normal and friction) give each body of the island: U linear, W angular, per local body
     for i in range(S.nbodies[0]):
@@ -285,7 +305,7 @@ def solve_island(pk, n, contacts, bodies, coefficients, S):
     for q in range(n):
         k = pk[q]
         c = row[k]
-        ima, imb, _, _ = pair_masses(bodies, np.int64(pb[k, 0]), np.int64(pb[k, 1]))
+        ima, imb, _, _ = pair_masses(inv_mass, moving, inv_start, np.int64(pb[k, 0]), np.int64(pb[k, 1]))
         for e in range(3):
             lam = cw[at(c, LAM_N + e, 0)]
             d = get3(cw, c, N + 3 * e, 0)
@@ -319,7 +339,7 @@ def solve_island(pk, n, contacts, bodies, coefficients, S):
             r[p] = (-(vn + bias) - c_soft * t) / (1.0 + c_soft)
     for _ in range(n + 1):
         # the active points' system A_AA·Δ_A = r_A − A_AI·Δ_I, the others let go (Δλ = −λ)
-        na = 0
+        na = int(0)  # not a literal 0: least_squares would compile twice
         for p in range(n):
             if active[p]:
                 idx[na] = p
@@ -337,7 +357,7 @@ def solve_island(pk, n, contacts, bodies, coefficients, S):
         # every point active: the factor made for them earlier in this pass serves again
         if not least_squares(A, idx, na, w, M, x, S.scale, na == n and S.factored[0]):
             S.factored[0] = False
-            return  # (not seen: the damping keeps the matrix positive definite) the pass leaves λ alone
+            return False
         S.factored[0] = na == n
         released = False
         for i in range(na):
@@ -352,13 +372,14 @@ def solve_island(pk, n, contacts, bodies, coefficients, S):
         k = pk[p]
         c = row[k]
         a, b = np.int64(pb[k, 0]), np.int64(pb[k, 1])
-        ima, imb, _, _ = pair_masses(bodies, a, b)
+        ima, imb, _, _ = pair_masses(inv_mass, moving, inv_start, a, b)
         new = max(y[p] + dl[p], 0.0)
         va, wa, vb, wb = push_pair(load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b), ima, imb,
                                    get3(cw, c, N, 0), new - y[p], jac(cw, c, 0, 0, 2), jac(cw, c, 0, 0, 3))
-        store_pair_velocities(bodies, a, b, va, wa, vb, wb)
+        store_pair_velocities(moving, vel, angvel, a, b, va, wa, vb, wb)
         cw[at(c, LAM_N, 0)] = new
         cw[at(c, LAM_MAX, 0)] = max(cw[at(c, LAM_MAX, 0)], new)
+    return True
 
 
 @njit(cache=True)
@@ -371,28 +392,30 @@ def solve_islands(contacts, bodies, coefficients, first, last):
     count = last - first
     if count <= 0:
         return
-    man = np.empty(count, np.int64)
-    key = np.empty(count, np.int64)
+    # the manifolds island by island (a counting sort on the islands' numbers), in block order within one
+    islands = 0
     for j in range(count):
-        man[j] = B.order[B.start[first + j]]
-        key[j] = contacts.island[man[j]]
-    order = np.argsort(key, kind="mergesort")  # island by island, manifolds in block order within one
+        islands = max(islands, contacts.island[B.order[B.start[first + j]]] + 1)
+    start = np.zeros(islands + 1, np.int64)
+    for j in range(count):
+        start[contacts.island[B.order[B.start[first + j]]] + 1] += 1
+    for k in range(islands):
+        start[k + 1] += start[k]
+    man = np.empty(count, np.int64)
+    fill = start[:islands].copy()
+    for j in range(count):
+        i = B.order[B.start[first + j]]
+        man[fill[contacts.island[i]]] = i
+        fill[contacts.island[i]] += 1
     pk = np.empty(MAX_POINTS, np.int64)
     S = island_scratch()
-    j = 0
-    while j < count:
-        end = j
-        n = 0
-        while end < count and key[order[end]] == key[order[j]]:
-            i = man[order[end]]
+    for k in range(islands):
+        n = int(0)  # not a literal 0, which would compile island_matrix and solve_island a second time
+        for j in range(start[k], start[k + 1]):
+            i = man[j]
             for p in range(contacts.npoints[i]):
                 pk[n] = contacts.first[i] + p  # mark_stiff_islands counted at most MAX_POINTS
                 n += 1
-            end += 1
         island_matrix(pk, n, contacts, bodies, S)
         S.factored[0] = False
-        for _ in range(SWEEPS):
-            for p in range(n):
-                friction_point(pk[p], contacts, bodies)
-            solve_island(pk, n, contacts, bodies, coefficients, S)
-        j = end
+        solve_island(pk, n, contacts, bodies, coefficients, S)

@@ -45,26 +45,28 @@ from .vecmath import ZERO_MAT, cross, dot, load3, load_mat, mat_vec, store3, sub
 
 
 @njit(cache=True)
-def pair_masses(bodies, a, b):
+def pair_masses(inv_mass, moving, inv_inertia_start, a, b):
     """The inverse masses and inverse inertias (those of the start of the step) of bodies ``a`` and
-    ``b``; a body that does not move this step is immovable: no inverse mass, no inverse inertia."""
-    ima = bodies.inv_mass[a] if bodies.moving[a] else 0.0
-    imb = bodies.inv_mass[b] if bodies.moving[b] else 0.0
-    ia = load_mat(bodies.inv_inertia_start, a) if bodies.moving[a] else ZERO_MAT
-    ib = load_mat(bodies.inv_inertia_start, b) if bodies.moving[b] else ZERO_MAT
+    ``b``; a body that does not move this step is immovable: no inverse mass, no inverse inertia. (The
+    body arrays come one by one, not as the ``BodyState`` record: a compiled call counts a reference to
+    every array of a record it is handed, which in a per-point loop costs more than the point.)"""
+    ima = inv_mass[a] if moving[a] else 0.0
+    imb = inv_mass[b] if moving[b] else 0.0
+    ia = load_mat(inv_inertia_start, a) if moving[a] else ZERO_MAT
+    ib = load_mat(inv_inertia_start, b) if moving[b] else ZERO_MAT
     return ima, imb, ia, ib
 
 
 @njit(cache=True)
-def store_pair_velocities(bodies, a, b, va, wa, vb, wb):
+def store_pair_velocities(moving, vel, angvel, a, b, va, wa, vb, wb):
     """Write the new velocities of ``a`` and ``b`` back; a body that does not move keeps its own (it is
     immovable for this step)."""
-    if bodies.moving[a]:
-        store3(bodies.vel, a, va)
-        store3(bodies.angvel, a, wa)
-    if bodies.moving[b]:
-        store3(bodies.vel, b, vb)
-        store3(bodies.angvel, b, wb)
+    if moving[a]:
+        store3(vel, a, va)
+        store3(angvel, a, wa)
+    if moving[b]:
+        store3(vel, b, vb)
+        store3(angvel, b, wb)
 
 
 @njit(cache=True)
@@ -91,17 +93,16 @@ def point_friction(cw, c, ima, imb, ia, ib, ra, rb, va, wa, vb, wb):
 
 
 @njit(cache=True)
-def friction_point(k, contacts, bodies):
-    """Solve the friction of contact point ``k`` once (``point_friction``), on the bodies' velocities."""
-    cw = contacts.pts.cw
-    c = contacts.pts.row[k]
-    a = np.int64(contacts.pts.bodies[k, 0])
-    b = np.int64(contacts.pts.bodies[k, 1])
-    ima, imb, ia, ib = pair_masses(bodies, a, b)
+def friction_point(k, cw, row, pb, inv_mass, moving, inv_inertia_start, vel, angvel):
+    """Solve the friction of contact point ``k`` once (``point_friction``), on the bodies' velocities
+    (the contact and body arrays one by one, see ``pair_masses``)."""
+    c = row[k]
+    a = np.int64(pb[k, 0])
+    b = np.int64(pb[k, 1])
+    ima, imb, ia, ib = pair_masses(inv_mass, moving, inv_inertia_start, a, b)
     va, wa, vb, wb = point_friction(cw, c, ima, imb, ia, ib, get3(cw, c, RA, 0), get3(cw, c, RB, 0),
-                                    load3(bodies.vel, a), load3(bodies.angvel, a), load3(bodies.vel, b),
-                                    load3(bodies.angvel, b))
-    store_pair_velocities(bodies, a, b, va, wa, vb, wb)
+                                    load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b))
+    store_pair_velocities(moving, vel, angvel, a, b, va, wa, vb, wb)
 
 
 @njit(cache=True)
@@ -114,7 +115,7 @@ def solve_point(k, contacts, bodies, coefficients, warm):
     a = np.int64(contacts.pts.bodies[k, 0])
     b = np.int64(contacts.pts.bodies[k, 1])
     vel, angvel = bodies.vel, bodies.angvel
-    ima, imb, ia, ib = pair_masses(bodies, a, b)
+    ima, imb, ia, ib = pair_masses(bodies.inv_mass, bodies.moving, bodies.inv_inertia_start, a, b)
     n, t1, t2 = get3(cw, c, N, 0), get3(cw, c, T1, 0), get3(cw, c, T2, 0)
     ra, rb = get3(cw, c, RA, 0), get3(cw, c, RB, 0)
     va, wa, vb, wb = load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b)
@@ -151,7 +152,7 @@ def solve_point(k, contacts, bodies, coefficients, warm):
         cw[at(c, LAM_N, 0)] = new
         cw[at(c, LAM_MAX, 0)] = max(cw[at(c, LAM_MAX, 0)], new)
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, mat_vec(ia, ran), mat_vec(ib, rbn))
-    store_pair_velocities(bodies, a, b, va, wa, vb, wb)
+    store_pair_velocities(bodies.moving, bodies.vel, bodies.angvel, a, b, va, wa, vb, wb)
 
 
 @njit(cache=True)
@@ -160,12 +161,12 @@ def solve_manifold_patch(i, contacts, bodies, coefficients):
     by its points, before they are solved one by one."""
     a, b = contacts.body_a[i], contacts.body_b[i]
     vel, angvel = bodies.vel, bodies.angvel
-    ima, imb, ia, ib = pair_masses(bodies, a, b)
+    ima, imb, ia, ib = pair_masses(bodies.inv_mass, bodies.moving, bodies.inv_inertia_start, a, b)
     dx = sub(load3(bodies.dpos, b), load3(bodies.dpos, a))
     va, wa, vb, wb = solve_patch(contacts.pts.cw, contacts.pts.row[contacts.first[i]], contacts.npoints[i],
                                  load3(vel, a), load3(angvel, a), load3(vel, b), load3(angvel, b), ima, imb,
                                  ia, ib, dx, load3(bodies.drot, a), load3(bodies.drot, b), coefficients)
-    store_pair_velocities(bodies, a, b, va, wa, vb, wb)
+    store_pair_velocities(bodies.moving, bodies.vel, bodies.angvel, a, b, va, wa, vb, wb)
 
 
 @njit(cache=True)
