@@ -32,6 +32,18 @@ def ground(world: World, half: float = 50.0, restitution: float = 0.0, friction:
                           restitution=restitution, friction=friction)
 
 
+def plank_with_balls(world: World) -> Body:
+    """48 balls of 0.5 kg resting on one free 20 kg plank on the ground: the plank is in more manifolds
+    than there are colours (the overflow, ``graph_color.py``), and with its balls it is one island of 52
+    points and a mass ratio of 40 (the block solver's, ``block_solver.py``). Returns the plank."""
+    ground(world)
+    plank = world.add_body(Box((3.5, 0.1, 3.5)), position=(0, 0.1, 0), mass=20.0)
+    for i in range(8):
+        for j in range(6):
+            world.add_body(Sphere(0.2), position=(-3.0 + 0.85 * i, 0.4, -2.5 + 0.95 * j), mass=0.5)
+    return plank
+
+
 def grid_positions(n: int, per_row: int, spacing: float, y0: float, jitter: float,
                    seed: int = 0) -> np.ndarray:
     """Layers of a per_row × per_row grid centred over the origin, bottom layer at height y0, each point

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from sandbox import scenes
-from sandbox.engine import Box, Sphere, World
+from sandbox.engine import Box, World
 from sandbox.engine.core.graph_color import DIRECT
 
 DT = 1.0 / 60.0
@@ -70,11 +70,7 @@ def test_a_plank_carrying_48_balls_is_one_block_and_both_solvers_agree():
     solver alike, so the two still take the same step."""
     w = World()
     w.sleeping = False
-    scenes.ground(w)
-    plank = w.add_body(Box((3.5, 0.1, 3.5)), position=(0, 0.1, 0), mass=20.0)
-    for i in range(8):
-        for j in range(6):
-            w.add_body(Sphere(0.2), position=(-3.0 + 0.85 * i, 0.4, -2.5 + 0.95 * j), mass=0.5)
+    plank = scenes.plank_with_balls(w)
     for _ in range(30):
         w.step(DT)
     assert (w._solver.color[: w.contacts.count] == DIRECT).all()

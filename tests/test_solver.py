@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sandbox import scenes
-from sandbox.engine import Box, Sphere, World
+from sandbox.engine import Box, World
 from sandbox.engine.core.graph_color import COLORS
 from sandbox.engine.core.impulse import effective_mass
 
@@ -66,11 +66,7 @@ def test_overflow_manifolds_are_solved_by_the_reference():
     w = World()
     w.sleeping = False
     w.block_solver = False  # the plank weighs 40 balls: one island of 52 points, which it would take
-    scenes.ground(w)
-    plank = w.add_body(Box((3.5, 0.1, 3.5)), position=(0, 0.1, 0), mass=20.0)
-    for i in range(8):
-        for j in range(6):
-            w.add_body(Sphere(0.2), position=(-3.0 + 0.85 * i, 0.4, -2.5 + 0.95 * j), mass=0.5)
+    plank = scenes.plank_with_balls(w)
     for _ in range(30):
         w.step(DT)
     s = w._solver
