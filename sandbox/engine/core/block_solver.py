@@ -43,7 +43,18 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .contact_rows import LAM_MAX, LAM_N, SEP0, N, at, get3, jac
+from .contact_rows import (
+    LAM_MAX,
+    LAM_N,
+    SEP0,
+    N,
+    at,
+    get3,
+    jac,
+    normal_bias,
+    point_normal_velocity,
+    separation_now,
+)
 from .contact_solver_reference import friction_point, pair_masses, store_pair_velocities
 from .impulse import push_pair
 from .islands import find, union
@@ -322,18 +333,16 @@ def normal_sweep(pk, n, cw, row, pb, inv_mass, moving, inv_start, vel, angvel, d
         # the gap now and the normal velocity, as the sequential solver computes them
         nrm = get3(cw, c, N, 0)
         ran, rbn = jac(cw, c, 0, 0, 0), jac(cw, c, 0, 0, 1)
-        s = (cw[at(c, SEP0, 0)] + dot(sub(load3(dpos, b), load3(dpos, a)), nrm) + dot(load3(drot, b), rbn)
-             - dot(load3(drot, a), ran))
-        vn = (dot(sub(load3(vel, b), load3(vel, a)), nrm) + dot(load3(angvel, b), rbn)
-              - dot(load3(angvel, a), ran))
+        s = separation_now(cw[at(c, SEP0, 0)], nrm, ran, rbn, sub(load3(dpos, b), load3(dpos, a)),
+                           load3(drot, a), load3(drot, b))
+        vn = point_normal_velocity(cw, c, a, b, vel, angvel)
+        bias, _, _ = normal_bias(s, coefficients)
         if s > 0.0:  # speculative: only the approach that closes the gap within the sub-step
-            r[p] = -(vn + s * coefficients.inv_h)
+            r[p] = -(vn + bias)
         else:
-            # overlapping: the soft push-out (at most max_push), and the row asks
+            # overlapping: the soft push-out, and the row asks
             # (1 + c)·(A·Δλ)_p = −(v + b)_p − c·(A·λ)_p, with A·λ over every impulse of every point, friction
             # too: the load that a light body passes on is part of what it holds up
-            push = coefficients.bias_rate * min(s + coefficients.linear_slop, 0.0)
-            bias = max(push, -coefficients.max_push)
             t = (dot(sub(load3(U, lb[p]), load3(U, la[p])), nrm) + dot(load3(W, lb[p]), rbn)
                  - dot(load3(W, la[p]), ran))
             r[p] = (-(vn + bias) - c_soft * t) / (1.0 + c_soft)

@@ -127,6 +127,30 @@ def point_normal_velocity(cw, c, a, b, vel, angvel):
 
 
 @njit(cache=True)
+def separation_now(sep0, n, ran, rbn, dx, dra, drb):
+    """The point's separation (gap, negative when overlapping) now, to first order from how far its bodies
+    moved (``dx``, b relative to a) and turned (rotation vectors ``dra``, ``drb``) since its manifold was
+    made with separation ``sep0``: s = s₀ + n·Δx + (rb×n)·Δθb − (ra×n)·Δθa. Every solver of the normal
+    constraint reads the gap through this one formula (Box2D v3's relative-position update)."""
+    return sep0 + dot(dx, n) + dot(drb, rbn) - dot(dra, ran)
+
+
+@njit(cache=True)
+def normal_bias(s, coefficients):
+    """The bias, mass scale and impulse scale of a point's normal constraint in a pass with
+    ``coefficients`` (``contact_solver.NormalCoefficients``), given its separation ``s``. A speculative
+    point (s > 0, not yet touching) is rigid and allows just the approach that closes the gap within the
+    sub-step (bias s/h); an overlap gets the soft spring's push-out, bias_rate·min(s + slop, 0), at most
+    ``max_push`` m/s. Written with selects, not branches, so that the wide solver's lane loops stay SIMD."""
+    speculative = s > 0.0
+    push = max(coefficients.bias_rate * min(s + coefficients.linear_slop, 0.0), -coefficients.max_push)
+    bias = s * coefficients.inv_h if speculative else push
+    mass_scale = 1.0 if speculative else coefficients.mass_scale
+    impulse_scale = 0.0 if speculative else coefficients.impulse_scale
+    return bias, mass_scale, impulse_scale
+
+
+@njit(cache=True)
 def push_point_normal(cw, c, a, b, lam, bodies):
     """Apply the impulse ``lam`` along the point's normal (−lam on body a) through its cached rows
     (Δv = ±λ·n/m, Δω = ±λ·I⁻¹(r×n)), to whichever of the two bodies move this step."""

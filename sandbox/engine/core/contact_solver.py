@@ -67,8 +67,10 @@ from .contact_rows import (
     at,
     get3,
     jac,
+    normal_bias,
     point_normal_velocity,
     put3,
+    separation_now,
 )
 from .graph_color import PARALLEL_BLOCKS
 from .impulse import push_pair
@@ -242,16 +244,8 @@ def normal_update(row, va, wa, vb, wb, ima, imb, dx, dra, drb, coefficients):
     impulses (the approach speed at impact, for restitution, is recorded at the start of the sub-step by
     ``warm_start_lanes``)."""
     n, ran, rbn, ian, ibn, mass, sep0, old, lam_max = row
-    inv_h, bias_rate, mass_scale, impulse_scale = (coefficients.inv_h, coefficients.bias_rate,
-                                                   coefficients.mass_scale, coefficients.impulse_scale)
-    max_push, linear_slop = coefficients.max_push, coefficients.linear_slop
-    # the separation now, from how far each body moved and turned since the contacts were made
-    s = sep0 + dot(dx, n) + dot(drb, rbn) - dot(dra, ran)
+    bias, ms, isc = normal_bias(separation_now(sep0, n, ran, rbn, dx, dra, drb), coefficients)
     vn = dot(sub(vb, va), n) + dot(wb, rbn) - dot(wa, ran)
-    speculative = s > 0.0
-    bias = s * inv_h if speculative else max(bias_rate * min(s + linear_slop, 0.0), -max_push)
-    ms = 1.0 if speculative else mass_scale
-    isc = 0.0 if speculative else impulse_scale
     new = max(old - mass * ms * (vn + bias) - isc * old, 0.0)
     va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, ian, ibn)
     return va, wa, vb, wb, new, max(lam_max, new)
@@ -319,8 +313,8 @@ def patch_sums_lanes(nl, cw, base, D, coefficients):
         real = k > 0.0
         n = get3(cw, base, N, j)
         ran, rbn = jac(cw, base, j, 0, 0), jac(cw, base, j, 0, 1)
-        s = (cw[at(base, SEP0, j)] + dot(get3(D, 0, DX, j), n) + dot(get3(D, 0, DRB, j), rbn)
-             - dot(get3(D, 0, DRA, j), ran))
+        s = separation_now(cw[at(base, SEP0, j)], n, ran, rbn, get3(D, 0, DX, j), get3(D, 0, DRA, j),
+                           get3(D, 0, DRB, j))
         g, soft = point_terms(s, k, lam, coefficients)
         put3(D, 0, PSAN, j, add(get3(D, 0, PSAN, j), ran))
         put3(D, 0, PSBN, j, add(get3(D, 0, PSBN, j), rbn))

@@ -38,7 +38,24 @@ import math
 import numpy as np
 from numba import njit
 
-from .contact_rows import APPROACH, LAM_MAX, LAM_N, LAM_T1, LAM_T2, MU, RA, RB, SEP0, T1, T2, N, at, get3
+from .contact_rows import (
+    APPROACH,
+    LAM_MAX,
+    LAM_N,
+    LAM_T1,
+    LAM_T2,
+    MU,
+    RA,
+    RB,
+    SEP0,
+    T1,
+    T2,
+    N,
+    at,
+    get3,
+    normal_bias,
+    separation_now,
+)
 from .impulse import effective_mass, push_pair
 from .patch import solve_patch
 from .vecmath import ZERO_MAT, cross, dot, load3, load_mat, mat_vec, store3, sub
@@ -137,15 +154,11 @@ def solve_point(k, contacts, bodies, coefficients, warm):
         va, wa, vb, wb = point_friction(cw, c, ima, imb, ia, ib, ra, rb, va, wa, vb, wb)
         # the gap now, to first order from how far each body moved and turned since the step began
         dx = sub(load3(bodies.dpos, b), load3(bodies.dpos, a))
-        s = (cw[at(c, SEP0, 0)] + dot(dx, n) + dot(load3(bodies.drot, b), rbn)
-             - dot(load3(bodies.drot, a), ran))
+        s = separation_now(cw[at(c, SEP0, 0)], n, ran, rbn, dx, load3(bodies.drot, a), load3(bodies.drot, b))
         vn = dot(sub(vb, va), n) + dot(wb, rbn) - dot(wa, ran)  # the relative normal velocity
-        if s > 0.0:  # speculative: allow just the approach that closes the gap within the sub-step
-            bias, mass_scale, impulse_scale = s * coefficients.inv_h, 1.0, 0.0
-        else:  # overlapping: a soft spring pushes the bodies apart, at most max_push m/s
-            push = coefficients.bias_rate * min(s + coefficients.linear_slop, 0.0)
-            bias = max(push, -coefficients.max_push)
-            mass_scale, impulse_scale = coefficients.mass_scale, coefficients.impulse_scale
+        # speculative (s > 0): allow just the approach that closes the gap within the sub-step;
+        # overlapping: a soft spring pushes the bodies apart, at most max_push m/s
+        bias, mass_scale, impulse_scale = normal_bias(s, coefficients)
         old = cw[at(c, LAM_N, 0)]
         k_n = effective_mass(ima, imb, ia, ib, ra, rb, n)
         new = max(old - k_n * mass_scale * (vn + bias) - impulse_scale * old, 0.0)  # λ only pushes

@@ -63,6 +63,8 @@ from .contact_rows import (
     N,
     at,
     get3,
+    normal_bias,
+    separation_now,
 )
 from .impulse import push_pair
 from .vecmath import add, cross, dot, mat_vec, scale, sub
@@ -76,10 +78,8 @@ def point_terms(s, k, lam, coefficients):
     docstring), from its separation ``s`` now, effective mass ``k`` and accumulated impulse ``lam``, with
     the bias and softness that the points' own pass gives it (``contact_solver.normal_update``). Selects,
     not branches, and the ``numpy`` error model, so that the wide solver's lane loops stay SIMD."""
-    speculative = s > 0.0  # rigid: the approach allowed is the one that closes the gap within the sub-step
-    bias = s * coefficients.inv_h if speculative else max(
-        coefficients.bias_rate * min(s + coefficients.linear_slop, 0.0), -coefficients.max_push)
-    soft = 0.0 if speculative or k <= 0.0 else coefficients.impulse_scale / (coefficients.mass_scale * k)
+    bias, mass_scale, impulse_scale = normal_bias(s, coefficients)
+    soft = 0.0 if k <= 0.0 else impulse_scale / (mass_scale * k)
     return bias + soft * lam, soft
 
 
@@ -110,7 +110,7 @@ def solve_patch(cw, c0, points, va, wa, vb, wb, ima, imb, ia, ib, dx, dra, drb, 
     for p in range(points):
         c = c0 + p * SLOT
         ran, rbn = cross(get3(cw, c, RA, 0), n), cross(get3(cw, c, RB, 0), n)
-        s = cw[at(c, SEP0, 0)] + dot(dx, n) + dot(drb, rbn) - dot(dra, ran)
+        s = separation_now(cw[at(c, SEP0, 0)], n, ran, rbn, dx, dra, drb)
         g, soft = point_terms(s, cw[at(c, MASS_N, 0)], cw[at(c, LAM_N, 0)], coefficients)
         san = add(san, ran)
         sbn = add(sbn, rbn)
