@@ -116,12 +116,12 @@ class CodeRef:
 @dataclass(frozen=True)
 class Stage:
     """One stage of the stepper: its ``key`` (what ``PairView`` is told), its ``title``, the engine stages
-    (``world.STAGES``) whose times it sums, its two-line explanation and the functions behind it."""
+    (``world.STAGES``) whose times it sums, its explanation (a line or more) and the functions behind it."""
 
     key: str
     title: str
     timings: tuple[str, ...]
-    explanation: tuple[str, str]
+    explanation: tuple[str, ...]
     code: tuple[CodeRef, ...]
 
 
@@ -154,8 +154,12 @@ STAGES = (
           (N_("Sequential impulses: each pass visits every contact point and changes its accumulated impulse "
               "so that the bodies stop approaching there, and stop sliding within the friction cone."),
            N_("Scrub through the passes and watch the impulses settle: the plot shows the largest change "
-              "from pass to pass, which should fall.")),
+              "from pass to pass, which should fall."),
+           N_("Where bodies whose masses differ tenfold or more touch (a small island), the block solver "
+              "finds all the island's normal impulses at once in each pass, so that a light box under a "
+              "heavy one does not sink; friction there stays point by point.")),
           (CodeRef(CORE + "contact_solver_reference.py", "solve_point"),
+           CodeRef(CORE + "block_solver.py", "normal_sweep"),
            CodeRef(CORE + "patch.py", "solve_patch"),
            CodeRef(CORE + "contact_solver.py", "warm_start"),
            CodeRef(CORE + "contact_solver.py", "solve_contacts"),
