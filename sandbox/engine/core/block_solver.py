@@ -68,9 +68,13 @@ EPSILON = 1e-10  # the least-squares solve's damping, relative to the largest di
 
 
 class IslandScratch(NamedTuple):
-    """Work arrays of ``solve_island``, for up to ``MAX_POINTS`` points: A, the least-squares matrix, the
-    right side, λ before the pass, the solution, Δλ, the active rows' right side, their Jacobi scales,
-    which points still push, and the active points' numbers."""
+    """What ``solve_island`` works on for one island of up to ``MAX_POINTS`` points. First the island's own
+    data, made once per step and kept for all its passes (its rows of an ``Islands`` record, see
+    ``island_view``): A, the factor of the least-squares matrix and its Jacobi scales, whether that factor
+    is the one for every point active, the island's bodies and each point's two bodies among them. Then
+    the work arrays that every island shares, redone every pass: the right side, λ before the pass, the
+    solution, Δλ, the active rows' right side, which points still push, the active points' numbers, and
+    the velocity change of the accumulated impulses per island body."""
 
     A: np.ndarray
     M: np.ndarray
@@ -91,15 +95,41 @@ class IslandScratch(NamedTuple):
     W: np.ndarray
 
 
+class Islands(NamedTuple):
+    """The block solver's islands of one step (``build_islands``): island k has ``n[k]`` solver points
+    ``pk[k, :n[k]]``; its matrix, factor, scales, flag, bodies and body numbering are row k of the arrays
+    of the same names in ``IslandScratch``; the work arrays after them serve every island in turn. Built
+    once per step: A depends only on the cached Jacobian rows and on the masses and inertias of the start
+    of the step, so every pass would make the same matrix again, and the factor for all points active
+    carries over from pass to pass (the results are the same, bit for bit)."""
+
+    n: np.ndarray
+    pk: np.ndarray
+    A: np.ndarray
+    M: np.ndarray
+    scale: np.ndarray
+    factored: np.ndarray
+    body: np.ndarray
+    nbodies: np.ndarray
+    la: np.ndarray
+    lb: np.ndarray
+    r: np.ndarray
+    y: np.ndarray
+    x: np.ndarray
+    dl: np.ndarray
+    w: np.ndarray
+    active: np.ndarray
+    idx: np.ndarray
+    U: np.ndarray
+    W: np.ndarray
+
+
 @njit(cache=True)
-def island_scratch():
-    """An ``IslandScratch`` for islands of up to ``MAX_POINTS`` points."""
-    m = MAX_POINTS
-    return IslandScratch(np.empty((m, m)), np.empty((m, m)), np.empty(m), np.empty(m), np.empty(m),
-                         np.empty(m), np.empty(m), np.empty(m), np.empty(m, np.bool_), np.empty(m, np.int64),
-                         np.zeros(1, np.bool_), np.empty(2 * m, np.int64), np.zeros(1, np.int64),
-                         np.empty(m, np.int64), np.empty(m, np.int64), np.empty((2 * m, 3)),
-                         np.empty((2 * m, 3)))
+def island_view(isl, k):
+    """Island ``k`` of ``isl`` (an ``Islands``) as the ``IslandScratch`` that ``solve_island`` reads."""
+    return IslandScratch(isl.A[k], isl.M[k], isl.r, isl.y, isl.x, isl.dl, isl.w, isl.scale[k], isl.active,
+                         isl.idx, isl.factored[k:k + 1], isl.body[k], isl.nbodies[k:k + 1], isl.la[k],
+                         isl.lb[k], isl.U, isl.W)
 
 
 @njit(cache=True)
@@ -392,16 +422,14 @@ def normal_sweep(pk, n, cw, row, pb, inv_mass, moving, inv_start, vel, angvel, d
 
 
 @njit(cache=True)
-def solve_islands(contacts, bodies, coefficients, first, last):
-    """One solve pass over the marked islands, whose manifolds are blocks ``first``…``last − 1`` of
-    ``contacts`` (one manifold each, ``graph_color.color_contacts``): island by island, the friction of
-    every point by sequential impulses (``contact_solver_reference.friction_point``), then every normal
-    impulse at once (``solve_island``)."""
+def build_islands(contacts, bodies):
+    """The ``Islands`` of this step: the block solver's manifolds, blocks ``contacts.direct_blocks`` to
+    ``contacts.blocks`` (one manifold each, ``graph_color.color_contacts``), gathered island by island (a
+    counting sort on the islands' numbers, block order within one), each island's points listed and its
+    matrix made (``island_matrix``). Called once per step, after the inertias of the start of the step
+    are set; no islands when no manifold is in one."""
     B = contacts.table
-    count = last - first
-    if count <= 0:
-        return
-    # the manifolds island by island (a counting sort on the islands' numbers), in block order within one
+    first, count = contacts.direct_blocks, contacts.blocks - contacts.direct_blocks
     islands = 0
     for j in range(count):
         islands = max(islands, contacts.island[B.order[B.start[first + j]]] + 1)
@@ -410,21 +438,36 @@ def solve_islands(contacts, bodies, coefficients, first, last):
         start[contacts.island[B.order[B.start[first + j]]] + 1] += 1
     for k in range(islands):
         start[k + 1] += start[k]
-    man = np.empty(count, np.int64)
+    man = np.empty(max(count, 0), np.int64)
     fill = start[:islands].copy()
     for j in range(count):
         i = B.order[B.start[first + j]]
         man[fill[contacts.island[i]]] = i
         fill[contacts.island[i]] += 1
-    pk = np.empty(MAX_POINTS, np.int64)
-    S = island_scratch()
+    m = MAX_POINTS
+    mw = m if islands else 0  # the shared work arrays: none in a step without islands (most steps)
+    isl = Islands(np.zeros(islands, np.int64), np.empty((islands, m), np.int64), np.empty((islands, m, m)),
+                  np.empty((islands, m, m)), np.empty((islands, m)), np.zeros(islands, np.bool_),
+                  np.empty((islands, 2 * m), np.int64), np.zeros(islands, np.int64),
+                  np.empty((islands, m), np.int64), np.empty((islands, m), np.int64), np.empty(mw),
+                  np.empty(mw), np.empty(mw), np.empty(mw), np.empty(mw), np.empty(mw, np.bool_),
+                  np.empty(mw, np.int64), np.empty((2 * mw, 3)), np.empty((2 * mw, 3)))
     for k in range(islands):
-        n = int(0)  # not a literal 0, which would compile island_matrix and solve_island a second time
+        n = int(0)  # not a literal 0, which would compile island_matrix a second time
         for j in range(start[k], start[k + 1]):
             i = man[j]
             for p in range(contacts.npoints[i]):
-                pk[n] = contacts.first[i] + p  # mark_stiff_islands counted at most MAX_POINTS
+                isl.pk[k, n] = contacts.first[i] + p  # mark_stiff_islands counted at most MAX_POINTS
                 n += 1
-        island_matrix(pk, n, contacts, bodies, S)
-        S.factored[0] = False
-        solve_island(pk, n, contacts, bodies, coefficients, S)
+        isl.n[k] = n
+        island_matrix(isl.pk[k], n, contacts, bodies, island_view(isl, k))
+    return isl
+
+
+@njit(cache=True)
+def solve_islands(contacts, bodies, coefficients, isl):
+    """One solve pass over the islands ``isl`` (``build_islands``), island by island: the friction of
+    every point by sequential impulses (``contact_solver_reference.friction_point``), then every normal
+    impulse at once (``solve_island``)."""
+    for k in range(len(isl.n)):
+        solve_island(isl.pk[k], isl.n[k], contacts, bodies, coefficients, island_view(isl, k))

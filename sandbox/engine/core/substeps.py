@@ -17,7 +17,7 @@ import time
 from numba import njit, objmode
 
 from . import contact_solver_reference as reference
-from .block_solver import solve_islands
+from .block_solver import build_islands, solve_islands
 from .contact_rows import LAM_N, LAM_T1, LAM_T2, at
 from .contact_solver import normal_coefficients, reset_impulses, solve_contacts, warm_start
 from .depenetration import limit_separation, record_speeds
@@ -61,11 +61,12 @@ def solve_joints_and_grabs(joints, grabs, bodies, h, use_bias, settings):
 
 
 @njit(cache=True, inline="always")
-def contact_pass(contacts, bodies, coefficients, warm, all_reference):
+def contact_pass(contacts, bodies, coefficients, warm, all_reference, islands):
     """One pass of the impulse method over every contact point: the coloured blocks by the wide solver
     (unless ``all_reference``), then the overflow (or everything) by the reference solver, then the
     islands of the block solver (``block_solver.py``; their warm start is the reference solver's). With
-    ``warm`` the pass is the warm start."""
+    ``warm`` the pass is the warm start. ``islands``: the block solver's islands of the step
+    (``block_solver.build_islands``)."""
     # inlined: as a compiled function of its own, this thin wrapper would have numba link and optimise
     # again the whole tree of kernels below it (see ``bench.compile --by-function``)
     first = 0
@@ -79,7 +80,7 @@ def contact_pass(contacts, bodies, coefficients, warm, all_reference):
     if first < last:
         reference.solve_blocks(contacts, bodies, coefficients, warm, first, last)
     if not warm and contacts.direct_blocks < contacts.blocks:
-        solve_islands(contacts, bodies, coefficients, contacts.direct_blocks, contacts.blocks)
+        solve_islands(contacts, bodies, coefficients, islands)
 
 
 @njit(cache=True)
@@ -136,6 +137,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
         # the reference solver linearises the contacts with the inertias of the start of the step, as
         # the wide solver's cached Jacobian rows do
         bodies.inv_inertia_start[:n] = bodies.inv_inertia[:n]
+    islands = build_islands(contacts, bodies)  # after the inertias of the start of the step: they make A
     record_speeds(bodies)
     k = int(0)  # the solver trace's next row
     for sub in range(substeps):
@@ -147,7 +149,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
         times[T_INTEGRATE_VELOCITIES] += t1 - t0
         if mode == IMPULSE:
             if settings.warm_starting:
-                contact_pass(contacts, bodies, biased, yes, all_reference)
+                contact_pass(contacts, bodies, biased, yes, all_reference, islands)
                 if joints.count:
                     solve_distance_joints(joints, bodies, h, yes, settings.joint_hertz,
                                           settings.joint_damping_ratio, yes)
@@ -159,7 +161,8 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
             times[T_WARM_START] += t2 - t1
             for it in range(max(base + (sub < extra), 1)):
                 solve_joints_and_grabs(joints, grabs, bodies, h, yes, settings)
-                contact_pass(contacts, bodies, first if it == 0 else biased, no, all_reference)
+                contact_pass(contacts, bodies, first if it == 0 else biased, no, all_reference,
+                             islands)
                 record_pass(trace_lam, trace_vel, k, contacts, bodies)
                 k += 1
         else:
@@ -178,7 +181,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
         times[T_INTEGRATE_POSITIONS] += t4 - t3
         if mode == IMPULSE:
             solve_joints_and_grabs(joints, grabs, bodies, h, no, settings)
-            contact_pass(contacts, bodies, relax, no, all_reference)
+            contact_pass(contacts, bodies, relax, no, all_reference, islands)
         elif mode == PROJECTION:
             project_contacts(contacts.points, contacts.pts, bodies)
         limit_separation(bodies, contacts.points, contacts.pts, settings.max_push_velocity)
