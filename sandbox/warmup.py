@@ -6,10 +6,10 @@ used to be minutes in one process. The kernels fall into two halves that share l
 vector helpers: **detection** (the narrow phase of every shape pair, the manifold cache, raycasts) and
 **response** (sort-and-sweep, contact preparation, the sub-steps of every response method with joints
 and grabs, restitution, sleeping, events); the broad phases share nothing with either half and are split
-between them so that both take about as long. Each half is compiled by its own process, at the same time, into
-the shared cache (numba writes its cache files atomically, so the two never see half a file); then this
-process runs ``app.warm_up``'s full step, which loads everything from the cache and compiles whatever
-neither half reached. On a two-core machine that halves the wait.
+between them so that both take about as long. Each half is compiled by its own process, at the same
+time, into the shared cache (numba writes its cache files atomically, so the two never see half a
+file); then this process runs ``app.warm_up``'s full step, which loads everything from the cache and
+compiles whatever neither half reached. On a two-core machine that halves the wait.
 
 Progress: every child reports each function numba starts compiling (numba's compile events); the parent
 prints one line per part with the count so far, out of about how many a cold cache needs
