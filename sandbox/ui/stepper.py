@@ -163,7 +163,7 @@ STAGES = (
            CodeRef(CORE + "patch.py", "solve_patch"),
            CodeRef(CORE + "contact_solver.py", "warm_start"),
            CodeRef(CORE + "contact_solver.py", "solve_contacts"),
-           CodeRef(CORE + "contact_solver.py", "friction_lanes"),
+           CodeRef(CORE + "contact_solver.py", "friction_update"),
            CodeRef(CORE + "restitution.py", "apply_restitution"),
            CodeRef(CORE + "contact_prepare.py", "prepare_contacts"),
            CodeRef(CORE + "substeps.py", "run_substeps"),

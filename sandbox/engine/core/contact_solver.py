@@ -258,42 +258,47 @@ def store_normal(cw, base, j, new, lam_max):
     cw[at(base, LAM_MAX, j)] = lam_max
 
 
-@njit(cache=True, error_model="numpy")
-def friction_lanes(nl, cw, base, V):
-    """Coulomb friction of one slot of a block's lanes: the tangential impulse vector that stops the
-    sliding, clamped to the disc of radius μ·λn. Written without branches (min/max), so that the loop
-    over lanes compiles to SIMD instructions; the ``numpy`` error model lets a division by zero give inf
-    instead of raising."""
-    for j in range(nl):
-        va, wa, vb, wb, ima, imb = lane_state(V, j)
-        t1 = get3(cw, base, T1, j)
-        t2 = get3(cw, base, T2, j)
-        lt1 = cw[at(base, LAM_T1, j)]
-        lt2 = cw[at(base, LAM_T2, j)]
-        dv = sub(vb, va)
-        l1 = lt1 - cw[at(base, MASS_T1, j)] * (dot(dv, t1) + dot(wb, jac(cw, base, j, 1, 1))
-                                               - dot(wa, jac(cw, base, j, 1, 0)))
-        l2 = lt2 - cw[at(base, MASS_T2, j)] * (dot(dv, t2) + dot(wb, jac(cw, base, j, 2, 1))
-                                               - dot(wa, jac(cw, base, j, 2, 0)))
-        cap = cw[at(base, MU, j)] * cw[at(base, LAM_N, j)]
-        f = min(1.0, cap / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
-        l1 *= f
-        l2 *= f
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - lt1, jac(cw, base, j, 1, 2),
-                                   jac(cw, base, j, 1, 3))
-        va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - lt2, jac(cw, base, j, 2, 2),
-                                   jac(cw, base, j, 2, 3))
-        cw[at(base, LAM_T1, j)] = l1
-        cw[at(base, LAM_T2, j)] = l2
-        set_lane_velocities(V, j, va, wa, vb, wb)
+@njit(cache=True, error_model="numpy", inline="always")
+def friction_update(cw, base, j, va, wa, vb, wb, ima, imb):
+    """Coulomb friction of lane ``j``'s point (see ``solve_contacts``): the tangential impulse vector that
+    stops the sliding, clamped to the disc of radius μ·λn. Returns the new velocities. Written without
+    branches (min/max), so that the lane loop calling it compiles to SIMD instructions; the ``numpy``
+    error model lets a division by zero give inf instead of raising."""
+    # inlined into its one caller, point_lanes: compiled apart, LLVM left the call in the lane loop,
+    # which then ran one lane at a time (the solve stage of S2 took twice as long)
+    t1 = get3(cw, base, T1, j)
+    t2 = get3(cw, base, T2, j)
+    lt1 = cw[at(base, LAM_T1, j)]
+    lt2 = cw[at(base, LAM_T2, j)]
+    dv = sub(vb, va)
+    l1 = lt1 - cw[at(base, MASS_T1, j)] * (dot(dv, t1) + dot(wb, jac(cw, base, j, 1, 1))
+                                           - dot(wa, jac(cw, base, j, 1, 0)))
+    l2 = lt2 - cw[at(base, MASS_T2, j)] * (dot(dv, t2) + dot(wb, jac(cw, base, j, 2, 1))
+                                           - dot(wa, jac(cw, base, j, 2, 0)))
+    cap = cw[at(base, MU, j)] * cw[at(base, LAM_N, j)]
+    f = min(1.0, cap / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
+    l1 *= f
+    l2 *= f
+    va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - lt1, jac(cw, base, j, 1, 2),
+                               jac(cw, base, j, 1, 3))
+    va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t2, l2 - lt2, jac(cw, base, j, 2, 2),
+                               jac(cw, base, j, 2, 3))
+    cw[at(base, LAM_T1, j)] = l1
+    cw[at(base, LAM_T2, j)] = l2
+    return va, wa, vb, wb
 
 
 @njit(cache=True, error_model="numpy")
-def normal_lanes(nl, cw, base, V, D, coefficients):
-    """Non-penetration of one slot of a block's lanes (see ``normal_update``), compiled to SIMD
-    instructions like ``friction_lanes``."""
+def point_lanes(nl, cw, base, V, D, coefficients):
+    """One slot of a block's lanes: each lane's point gets its friction (``friction_update``), then its
+    non-penetration (``normal_update``), on the lane's velocities in ``V``. The lanes are independent, so
+    the loop compiles to SIMD instructions (four lanes at a time with AVX2). One loop for both, not a
+    loop each: the lane's velocities are read from ``V`` and written back once instead of twice, which
+    made a pass over the S2 pyramid's points some 4 % faster; each lane's operations are the same, in the
+    same order, so the numbers are too."""
     for j in range(nl):
         va, wa, vb, wb, ima, imb = lane_state(V, j)
+        va, wa, vb, wb = friction_update(cw, base, j, va, wa, vb, wb, ima, imb)
         va, wa, vb, wb, new, lam_max = normal_update(
             normal_row(cw, base, j), va, wa, vb, wb, ima, imb, get3(D, 0, DX, j), get3(D, 0, DRA, j),
             get3(D, 0, DRB, j), coefficients)
@@ -380,13 +385,10 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
         for p in range(blk_slots[blk]):
             patch_impulse_lanes(blk_lanes[blk], cw, blk_off[blk] + p * slot, D)
     for p in range(blk_slots[blk]):
-        base = blk_off[blk] + p * NF * STRIDE
-        # each lane: friction first, then the normal (two loops, each short enough for the processor
-        # to overlap the independent lanes). The relax pass solves friction too (Box2D v3): its
-        # normal impulses are the final ones, and friction clamped by them is what makes a spinning
+        # each lane: friction first, then the normal. The relax pass solves friction too (Box2D v3):
+        # its normal impulses are the final ones, and friction clamped by them is what makes a spinning
         # box slow down at Coulomb's rate (with friction only in the biased passes, 2-5 % slower)
-        friction_lanes(blk_lanes[blk], cw, base, V)
-        normal_lanes(blk_lanes[blk], cw, base, V, D, coefficients)
+        point_lanes(blk_lanes[blk], cw, blk_off[blk] + p * NF * STRIDE, V, D, coefficients)
     scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
 
 
