@@ -18,7 +18,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "698cf64e63c00ec4fccc93028c0a7cc05b218dd7ff159f119147d1352cbf7c7b"
+RECORDED = "a8cd4c57897dc745b7cd6344a2c06217c798a72687953236bb7b915a1e33cc5a"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:

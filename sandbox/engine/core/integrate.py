@@ -85,8 +85,9 @@ def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, 
 @njit(cache=True)
 def integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h, dpos, drot):
     """x += h·v and q += ½·h·ω⊗q (renormalised) for the ``moving`` rows, then the world inverse inertia
-    R·I⁻¹·Rᵀ from the new orientation. ``dpos`` and ``drot`` accumulate the displacement and rotation
-    vector since the step began, from which the contact solver measures current separations."""
+    R·I⁻¹·Rᵀ from the new orientation (I⁻¹ itself for an isotropic body, ``is_isotropic``). ``dpos`` and
+    ``drot`` accumulate the displacement and rotation vector since the step began, from which the contact
+    solver measures current separations."""
     for i in range(n):
         if not moving[i]:
             continue
@@ -97,7 +98,10 @@ def integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, in
         store3(drot, i, mad(load3(drot, i), w, h))
         q = quat_integrate(load4(quat, i), w, h)
         store4(quat, i, q)
-        store_mat(inv_inertia, i, rotate_inertia(quat_to_mat(q), load_mat(inv_inertia_local, i)))
+        inv_i = load_mat(inv_inertia_local, i)
+        # a ball or a cube: R·(cI)·Rᵀ = cI, the same in every orientation (and exactly so, where the
+        # product would leave rounding off the diagonal)
+        store_mat(inv_inertia, i, inv_i if is_isotropic(inv_i) else rotate_inertia(quat_to_mat(q), inv_i))
 
 
 @njit(cache=True)
