@@ -10,15 +10,26 @@ each stage's mean ms (``World.timings``), and the speed-up over the first thread
 average is printed with each scene: on a machine shared with other programs the parallel runs get less
 than a core per thread. Every run's final ``state_hash`` must match the first count's: the engine's
 results do not depend on the thread count.
+
+First it measures what the machine itself gives (``ceiling``): the speed-up of two loops with nothing of
+the engine in them, each thread working on its own share, one computing (no memory traffic) and one
+streaming arrays four times the size of the last-level cache through memory, as the solver's passes
+stream the contact rows of a large scene. The stages that stream memory cannot scale better than the
+second on this machine, whatever the engine does.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import sys
 import time
+
+import numba
+import numpy as np
+from numba import njit, prange
 
 from bench.ours_peer import Engine
 from bench.peers import PEERS_DIR
@@ -58,6 +69,54 @@ class ThreadedEngine(Engine):
         self.steps += 1
 
 
+@njit(cache=True, parallel=True)
+def _compute(shares, n, out):
+    """Share t of ``shares`` adds up its n / ``shares`` sines into ``out[t]``: arithmetic only, no memory
+    traffic."""
+    for t in prange(shares):
+        s = 0.0
+        for i in range(n // shares):
+            s += math.sin(1e-3 * i + t)
+        out[t] = s
+
+
+@njit(cache=True, parallel=True)
+def _stream(shares, a, b):
+    """Share t of ``shares`` streams its part of ``a`` into ``b`` (b ← 1.0001·a + b) four times: two
+    loads and a store per element, as a solver pass's lane loops read and write the contact rows."""
+    size = len(a) // shares
+    for t in prange(shares):
+        for _ in range(4):
+            for i in range(t * size, (t + 1) * size):
+                b[i] = 1.0001 * a[i] + b[i]
+
+
+def ceiling(threads: list[int], repeats: int) -> dict[str, list[float]]:
+    """Seconds of the compute-bound and the streaming loop at each thread count (medians of ``repeats``
+    runs, thread counts interleaved); the work is the same at every count, split in as many shares."""
+    out = np.zeros(max(threads))
+    a = np.random.default_rng(0).random(4 * 1024 * 1024)  # 32 MB: four times a typical 8 MB L3
+    b = np.zeros_like(a)
+    times: dict[str, dict[int, list[float]]] = {"compute": {t: [] for t in threads},
+                                                "streaming": {t: [] for t in threads}}
+    for t in threads:  # compile (or load) and touch the arrays once, untimed
+        numba.set_num_threads(t)
+        _compute(t, 1000, out)
+        _stream(t, a, b)
+    for _ in range(repeats):
+        for t in threads:
+            numba.set_num_threads(t)
+            t0 = time.perf_counter()
+            _compute(t, 20_000_000, out)
+            t1 = time.perf_counter()
+            _stream(t, a, b)
+            t2 = time.perf_counter()
+            times["compute"][t].append(t1 - t0)
+            times["streaming"][t].append(t2 - t1)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return {k: [statistics.median(v[t]) for t in threads] for k, v in times.items()}
+
+
 def run(builder, n: int, steps: int, threads: int) -> tuple[float, dict[str, float], str]:
     """One run of a scene: (ms per step, mean ms per stage, final state hash). The stages include
     ``cores``: the process's CPU time over the wall time of the steps, the cores' worth it got (near the
@@ -77,6 +136,14 @@ def main() -> None:
     ap.add_argument("--only", nargs="+", help="scene labels' first words, e.g. S1 or S3")
     ap.add_argument("--steps", type=float, default=1.0, help="fraction of each scene's steps to run")
     a = ap.parse_args()
+    machine = ceiling(a.threads, a.repeats)
+    print(f"\nThe machine alone, median of {a.repeats}, load average {os.getloadavg()[0]:.1f}: speed-up "
+          f"over {a.threads[0]} thread(s) of a loop that only computes and of one that streams 32 MB through "
+          "memory")
+    print("| loop | " + " | ".join(f"{t} thr s" for t in a.threads) + " | speed-up |")
+    print("|---|" + "---|" * (len(a.threads) + 1))
+    for name, vals in machine.items():
+        print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in vals) + f" | {vals[0] / vals[-1]:.2f}x |")
     for label, builder, n, steps in RUNS:
         if a.only and label.split()[0] not in a.only:
             continue
