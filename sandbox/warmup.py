@@ -1,15 +1,15 @@
 """Compile the engine's kernels before they are needed, in parallel processes: ``sandbox warmup``.
 
-numba compiles a kernel the first time it is called and keeps the machine code in its cache beside the
-source (``__pycache__``), so only the first launch after an install or an update pays for it, but that
-used to be minutes in one process. The kernels fall into two halves that share little but the small
-vector helpers: **detection** (the narrow phase of every shape pair, the manifold cache, raycasts) and
-**response** (sort-and-sweep, contact preparation, the sub-steps of every response method with joints
-and grabs, restitution, sleeping, events); the broad phases share nothing with either half and are split
-between them so that both take about as long. Each half is compiled by its own process, at the same
-time, into the shared cache (numba writes its cache files atomically, so the two never see half a
-file); then this process runs ``app.warm_up``'s full step, which loads everything from the cache and
-compiles whatever neither half reached. On a two-core machine that halves the wait.
+numba compiles a kernel the first time it is called and keeps the machine code in its cache (one folder per
+version of the kernels' sources, ``engine/core/kernel_cache.py``), so only the first launch of a version on a
+machine pays for it, but that used to be minutes in one process. The kernels fall into two halves that share
+little but the small vector helpers: **detection** (the narrow phase of every shape pair, the manifold cache,
+raycasts) and **response** (sort-and-sweep, contact preparation, the sub-steps of every response method with
+joints and grabs, restitution, sleeping, events); the broad phases share nothing with either half and are
+split between them so that both take about as long. Each half is compiled by its own process, at the same
+time, into the shared cache (numba writes its cache files atomically, so the two never see half a file); then
+this process runs ``app.warm_up``'s full step, which loads everything from the cache and compiles whatever
+neither half reached. On a two-core machine that halves the wait.
 
 Progress: every child reports each function numba starts compiling (numba's compile events); the parent
 prints one line per part with the count so far, out of about how many a cold cache needs
@@ -136,21 +136,22 @@ def _child(part: str) -> int:
 
 
 def cache_is_warm() -> bool:
-    """Whether numba's cache beside the sources already holds the kernels of every engine module (an
-    index file newer than the module's source): then a launch only loads them and needs no helpers.
-    False when the cache lives elsewhere (``NUMBA_CACHE_DIR``), which costs only the helpers' start-up."""
+    """Whether the kernel cache already holds the kernels of every engine module (an index file for each
+    in this version's folder, ``engine/core/kernel_cache.py``): then a launch only loads them and needs no
+    helpers. False when the cache lives elsewhere (``NUMBA_CACHE_DIR``), which costs only the helpers'
+    start-up."""
+    from .engine.core import kernel_cache
+
     if os.environ.get("NUMBA_CACHE_DIR"):
         return False
-    core = Path(__file__).resolve().parent / "engine" / "core"
-    for source in core.glob("*.py"):
+    folder = kernel_cache.cache_folder()
+    for source in kernel_cache.CORE.glob("*.py"):
         # only modules with a kernel numba caches on its own: one inlined everywhere (inline="always")
         # is compiled into its callers and leaves no index, nor does a docstring that names @njit
         decorators = re.findall(r"^@njit\((.*)\)$", source.read_text(encoding="utf-8"), re.MULTILINE)
         if not any("cache=True" in args and 'inline="always"' not in args for args in decorators):
             continue
-        stem = source.stem
-        newest = max((p.stat().st_mtime for p in (core / "__pycache__").glob(f"{stem}.*.nbi")), default=0.0)
-        if newest < source.stat().st_mtime:
+        if not any(folder.glob(f"{source.stem}.*.nbi")):
             return False
     return True
 
@@ -241,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     if printer.tty:
         sys.stderr.write("\n")
     print(f"sandbox: physics kernels ready in {seconds:.1f} s", file=sys.stderr)
+    from .engine.core import kernel_cache
+
+    kernel_cache.prune()  # older versions' kernels, beyond the few most recently used
     return 0
 
 
