@@ -145,6 +145,8 @@ def cache_is_warm() -> bool:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return False
     folder = kernel_cache.cache_folder()
+    if folder is None:
+        return False
     for source in kernel_cache.CORE.glob("*.py"):
         # only modules with a kernel numba caches on its own: one inlined everywhere (inline="always")
         # is compiled into its callers and leaves no index, nor does a docstring that names @njit

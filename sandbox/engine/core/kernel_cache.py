@@ -43,31 +43,36 @@ def sources_key(core: Path = CORE) -> str:
     return h.hexdigest()[:20]
 
 
-def cache_root() -> Path:
+def cache_root() -> Path | None:
     """The folder that holds one folder per version: ``SANDBOX_KERNEL_CACHE`` if set, else
-    ``$XDG_CACHE_HOME/sandbox/kernels`` (``~/.cache/sandbox/kernels``)."""
+    ``$XDG_CACHE_HOME/sandbox/kernels``, else ``~/.cache/sandbox/kernels``; None when there is no home
+    directory to put it in (numba's own places are used then)."""
     named = os.environ.get("SANDBOX_KERNEL_CACHE")
     if named:
-        return Path(named).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "sandbox" / "kernels"
+        return Path(named).expanduser().absolute()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return Path(xdg).absolute() / "sandbox" / "kernels"
+    home = Path(os.path.expanduser("~"))  # left as "~" when the home cannot be found
+    return home / ".cache" / "sandbox" / "kernels" if home.is_absolute() else None
 
 
 KEY = sources_key()
 
 
-def cache_folder() -> Path:
-    """This version's folder."""
-    return cache_root() / KEY
+def cache_folder() -> Path | None:
+    """This version's folder (None: see ``cache_root``)."""
+    root = cache_root()
+    return None if root is None else root / KEY
 
 
 class VersionCacheLocator(_CacheLocator):
     """Numba cache locator for this package's kernels: ``cache_folder()``, the same for every copy of the
     same sources. The source stamp is the version key, which the folder already fixes."""
 
-    def __init__(self, py_func, py_file) -> None:
+    def __init__(self, py_func, py_file, folder: Path) -> None:
         self._lineno = py_func.__code__.co_firstlineno
-        self._path = str(cache_folder())
+        self._path = str(folder)
 
     def get_cache_path(self) -> str:
         return self._path
@@ -81,10 +86,12 @@ class VersionCacheLocator(_CacheLocator):
     @classmethod
     def from_function(cls, py_func, py_file):
         """A locator for a kernel of this package, or None (numba then tries its own locators): for other
-        files, when ``NUMBA_CACHE_DIR`` is set, or when the folder cannot be made or written."""
-        if os.environ.get("NUMBA_CACHE_DIR") or Path(py_file).resolve().parent != CORE:
+        files, when ``NUMBA_CACHE_DIR`` is set, or when the folder has no place (``cache_root``) or cannot
+        be made or written."""
+        folder = cache_folder()
+        if folder is None or os.environ.get("NUMBA_CACHE_DIR") or Path(py_file).resolve().parent != CORE:
             return None
-        self = cls(py_func, py_file)
+        self = cls(py_func, py_file, folder)
         try:
             self.ensure_cache_path()
         except OSError:
@@ -99,7 +106,7 @@ def install() -> None:
     if VersionCacheLocator not in CacheImpl._locator_classes:
         CacheImpl._locator_classes.insert(0, VersionCacheLocator)
     folder = cache_folder()
-    if folder.is_dir():
+    if folder is not None and folder.is_dir():
         try:
             os.utime(folder)
         except OSError:
@@ -110,7 +117,7 @@ def prune(keep: int = KEEP) -> list[Path]:
     """Delete all but the ``keep`` most recently used version folders (this version's is always kept);
     returns the folders deleted."""
     root = cache_root()
-    if not root.is_dir():
+    if root is None or not root.is_dir():
         return []
     folders = sorted((p for p in root.iterdir() if p.is_dir() and p.name != KEY),
                      key=lambda p: p.stat().st_mtime, reverse=True)
