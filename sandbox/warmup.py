@@ -138,12 +138,10 @@ def _child(part: str) -> int:
 def cache_is_warm() -> bool:
     """Whether the kernel cache already holds the kernels of every engine module (an index file for each
     in this version's folder, ``engine/core/kernel_cache.py``): then a launch only loads them and needs no
-    helpers. False when the cache lives elsewhere (``NUMBA_CACHE_DIR``), which costs only the helpers'
-    start-up."""
+    helpers. False when numba's own places hold the cache (``kernel_cache.cache_root``), which costs only
+    the helpers' start-up."""
     from .engine.core import kernel_cache
 
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return False
     folder = kernel_cache.cache_folder()
     if folder is None:
         return False

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sandbox.engine.core import kernel_cache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,8 +71,6 @@ def test_key_follows_every_kernel_source(tmp_path):
 
 def test_a_copy_of_the_same_sources_compiles_nothing(tmp_path):
     if os.environ.get("NUMBA_CACHE_DIR"):
-        import pytest
-
         pytest.skip("NUMBA_CACHE_DIR is set: numba's own cache rules apply")
     _run(ROOT)  # fills the cache if the warm-up has not
     here = _run(ROOT)  # what a warm launch still compiles: only what numba never caches (a clock in objmode)
@@ -84,6 +84,7 @@ def test_a_copy_of_the_same_sources_compiles_nothing(tmp_path):
 
 
 def test_prune_keeps_this_version_and_the_most_recent(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.setenv("SANDBOX_KERNEL_CACHE", str(tmp_path))
     for age, name in enumerate(("a", "b", "c", "d", "e")):
         (tmp_path / name).mkdir()

@@ -45,8 +45,10 @@ def sources_key(core: Path = CORE) -> str:
 
 def cache_root() -> Path | None:
     """The folder that holds one folder per version: ``SANDBOX_KERNEL_CACHE`` if set, else
-    ``$XDG_CACHE_HOME/sandbox/kernels``, else ``~/.cache/sandbox/kernels``; None when there is no home
-    directory to put it in (numba's own places are used then)."""
+    ``$XDG_CACHE_HOME/sandbox/kernels``, else ``~/.cache/sandbox/kernels``. None, and numba's own places
+    are used, when ``NUMBA_CACHE_DIR`` is set (numba's setting wins) or there is no home directory."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
     named = os.environ.get("SANDBOX_KERNEL_CACHE")
     if named:
         return Path(named).expanduser().absolute()
@@ -86,10 +88,9 @@ class VersionCacheLocator(_CacheLocator):
     @classmethod
     def from_function(cls, py_func, py_file):
         """A locator for a kernel of this package, or None (numba then tries its own locators): for other
-        files, when ``NUMBA_CACHE_DIR`` is set, or when the folder has no place (``cache_root``) or cannot
-        be made or written."""
+        files, or when the folder has no place (``cache_root``) or cannot be made or written."""
         folder = cache_folder()
-        if folder is None or os.environ.get("NUMBA_CACHE_DIR") or Path(py_file).resolve().parent != CORE:
+        if folder is None or Path(py_file).resolve().parent != CORE:
             return None
         self = cls(py_func, py_file, folder)
         try:
