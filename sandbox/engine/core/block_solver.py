@@ -41,7 +41,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from .contact_rows import (
     LAM_MAX,
@@ -58,6 +57,7 @@ from .contact_rows import (
 from .contact_solver_reference import friction_point, pair_masses, store_pair_velocities
 from .impulse import push_pair
 from .islands import find, union
+from .jit import helper, kernel
 from .vecmath import dot, load3, mad, store3, sub
 
 MASS_RATIO = 10.0  # islands whose heaviest moving body is at least this many times the lightest
@@ -124,7 +124,7 @@ class Islands(NamedTuple):
     W: np.ndarray
 
 
-@njit(cache=True)
+@helper
 def island_view(isl, k):
     """Island ``k`` of ``isl`` (an ``Islands``) as the ``IslandScratch`` that ``solve_island`` reads."""
     return IslandScratch(isl.A[k], isl.M[k], isl.r, isl.y, isl.x, isl.dl, isl.w, isl.scale[k], isl.active,
@@ -132,7 +132,7 @@ def island_view(isl, k):
                          isl.lb[k], isl.U, isl.W)
 
 
-@njit(cache=True)
+@kernel
 def mark_stiff_islands(m, mb_a, mb_b, m_npoints, moving, inv_mass, parent, island):
     """``island[i]``: for each of the ``m`` manifolds, the number of the island of moving bodies it belongs
     to (union–find as in ``islands.py``, static bodies joining nothing; the islands numbered 0, 1, …)
@@ -184,7 +184,7 @@ def mark_stiff_islands(m, mb_a, mb_b, m_npoints, moving, inv_mass, parent, islan
     return marked
 
 
-@njit(cache=True)
+@helper
 def coupling(cw, cp, d, a, b, ima, imb, cq, e, aq, bq):
     """The change of point p's relative velocity along its direction ``d`` (0: n, 1: t1, 2: t2) per unit
     impulse of point q along its direction ``e`` (their fields at ``cp`` and ``cq`` in ``cw``, their
@@ -205,7 +205,7 @@ def coupling(cw, cp, d, a, b, ima, imb, cq, e, aq, bq):
     return total
 
 
-@njit(cache=True)
+@helper
 def cholesky_factor(M, n):
     """Cholesky factorisation M = L·Lᵀ of the symmetric positive definite n×n leading block of ``M``,
     L written over M's lower triangle. Returns False when M is not positive definite to working
@@ -226,7 +226,7 @@ def cholesky_factor(M, n):
     return True
 
 
-@njit(cache=True)
+@helper
 def cholesky_substitute(L, x, n):
     """x ← M⁻¹·x, with M = L·Lᵀ as ``cholesky_factor`` left it: forward, then back substitution."""
     for i in range(n):  # L·y = x
@@ -241,7 +241,7 @@ def cholesky_substitute(L, x, n):
         x[i] = s / L[i, i]
 
 
-@njit(cache=True)
+@helper
 def least_squares(A, idx, na, w, M, x, scale, factored):
     """x[:na] = the least-squares solution of A_FF·x = w[:na] over the rows and columns ``idx[:na]`` of the
     symmetric ``A``, damped and Jacobi-scaled: with S = diag(A_FF)^(−1/2) and B = S·A_FF·S, it solves
@@ -278,7 +278,7 @@ def least_squares(A, idx, na, w, M, x, scale, factored):
     return True
 
 
-@njit(cache=True)
+@helper
 def island_matrix(pk, n, contacts, bodies, S):
     """``S.A[:n, :n]`` = J·M⁻¹·Jᵀ over the normals of the island's points ``pk[:n]`` (``coupling``); and
     each point's two bodies numbered within the island (``S.la``, ``S.lb``; ``S.nbodies[0]`` of them)."""
@@ -310,7 +310,7 @@ def island_matrix(pk, n, contacts, bodies, S):
             A[q, p] = A[p, q]
 
 
-@njit(cache=True)
+@helper
 def solve_island(pk, n, contacts, bodies, coefficients, S):
     """One pass over one island's ``n`` points (solver point numbers ``pk[:n]``), ``SWEEPS`` times: the
     friction of every point by sequential impulses (``contact_solver_reference.friction_point``), then
@@ -330,7 +330,7 @@ def solve_island(pk, n, contacts, bodies, coefficients, S):
             return
 
 
-@njit(cache=True)
+@kernel
 def normal_sweep(pk, n, cw, row, pb, inv_mass, moving, inv_start, vel, angvel, dpos, drot, coefficients,
                  c_soft, S):
     """The normal solve of ``solve_island`` once. Returns False when the least-squares factorisation
@@ -421,7 +421,7 @@ def normal_sweep(pk, n, cw, row, pb, inv_mass, moving, inv_start, vel, angvel, d
     return True
 
 
-@njit(cache=True)
+@helper
 def build_islands(contacts, bodies):
     """The ``Islands`` of this step: the block solver's manifolds, blocks ``contacts.direct_blocks`` to
     ``contacts.blocks`` (one manifold each, ``graph_color.color_contacts``), gathered island by island (a
@@ -464,7 +464,7 @@ def build_islands(contacts, bodies):
     return isl
 
 
-@njit(cache=True)
+@helper
 def solve_islands(contacts, bodies, coefficients, isl):
     """One solve pass over the islands ``isl`` (``build_islands``), island by island: the friction of
     every point by sequential impulses (``contact_solver_reference.friction_point``), then every normal

@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from .bounding_volumes import aabb_aabb
+from .jit import helper, kernel
 from .layout import BOX, CAPSULE, SPHERE
 from .vecmath import load3, load4, mat_col, mat_vec, quat_to_mat
 
@@ -34,7 +35,7 @@ SWEEP_ROWS = 64
 """Boxes per run of a share of the sweep."""
 
 
-@njit(cache=True)
+@kernel
 def compute_aabbs(n, alive, kind, params, pos, quat, H, margin_body, aabb_min, aabb_max):
     """World axis-aligned bounding box of each live body, grown by ``margin_body[i]`` on every side.
 
@@ -86,13 +87,13 @@ def compute_aabbs(n, alive, kind, params, pos, quat, H, margin_body, aabb_min, a
             aabb_max[i, k] = hi[k] + g
 
 
-@njit(cache=True)
+@kernel
 def overlap(aabb_min, aabb_max, i, j):
     """True when the boxes of rows ``i`` and ``j`` overlap (``bounding_volumes.aabb_aabb``)."""
     return aabb_aabb(load3(aabb_min, i), load3(aabb_max, i), load3(aabb_min, j), load3(aabb_max, j))
 
 
-@njit(cache=True)
+@helper
 def emit_pair(pairs, count, i, j):
     """Write the pair (min, max) at row ``count`` if it fits; the new count either way."""
     if count < pairs.shape[0]:
@@ -101,7 +102,7 @@ def emit_pair(pairs, count, i, j):
     return count + 1
 
 
-@njit(cache=True)
+@kernel
 def sort_pairs(pairs, count, n, tmp, counts):
     """Sort ``pairs[:count]`` lexicographically, in place, in O(count + n).
 
@@ -125,7 +126,7 @@ def sort_pairs(pairs, count, n, tmp, counts):
             dst[r, 1] = src[p, 1]
 
 
-@njit(cache=True)
+@kernel
 def brute_pairs(n, alive, static, aabb_min, aabb_max, pairs):
     """All-pairs test, O(N²): every live, not both static pair whose boxes overlap.
 
@@ -144,7 +145,7 @@ def brute_pairs(n, alive, static, aabb_min, aabb_max, pairs):
 # Sort and sweep
 
 
-@njit(cache=True)
+@helper
 def variance_axis(n, alive, aabb_min, aabb_max):
     """The axis (0, 1, 2) along which the AABB centres of the live bodies vary most (Ericson 2004,
     §7.5.2: sweeping along it leaves the fewest overlapping intervals)."""
@@ -173,7 +174,7 @@ def variance_axis(n, alive, aabb_min, aabb_max):
     return best
 
 
-@njit(cache=True)
+@helper
 def insertion_sort_order(order, skey, n, aabb_min, axis, max_moves):
     """Sort ``order[:n]`` by ``aabb_min[order, axis]`` by insertion sort, O(n + moves): fast when the
     order is nearly that of the last step (temporal coherence). Gives up, returning False with
@@ -197,7 +198,7 @@ def insertion_sort_order(order, skey, n, aabb_min, axis, max_moves):
     return True
 
 
-@njit(cache=True)
+@helper
 def sweep_share(t, shares, m, sbox, sidx, sstatic, flags, pairs):
     """The sweep of ``sap_pairs`` over share ``t`` of ``shares`` of the ``m`` sorted boxes: the runs of
     ``SWEEP_ROWS`` boxes ``a`` whose number is ``t`` mod ``shares``, in order. Writes the pairs into
@@ -220,7 +221,7 @@ def sweep_share(t, shares, m, sbox, sidx, sstatic, flags, pairs):
     return count
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def sap_pairs(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx, sbox, sstatic, flags,
               pairs):
     """Sort and sweep (Ericson 2004, §7.5.2; Baraff 1992): sort the boxes by their minimum along the
@@ -293,7 +294,7 @@ def sap_pairs(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx
 # Uniform grid (spatial hash)
 
 
-@njit(cache=True)
+@kernel
 def grid_cell_size(n, alive, aabb_min, aabb_max, scratch):
     """Cell edge for the grid: twice the median of the live boxes' largest extents.
 
@@ -311,7 +312,7 @@ def grid_cell_size(n, alive, aabb_min, aabb_max, scratch):
     return 2.0 * med if med > 0.0 else 1.0
 
 
-@njit(cache=True)
+@helper
 def cell_hash(cx, cy, cz, mask):
     """Bucket of integer cell (cx, cy, cz) in a table of ``mask + 1`` buckets (a power of two), with
     the large-prime XOR hash of Teschner et al., "Optimized Spatial Hashing for Collision Detection of
@@ -319,7 +320,7 @@ def cell_hash(cx, cy, cz, mask):
     return ((cx * 73856093) ^ (cy * 19349663) ^ (cz * 83492791)) & mask
 
 
-@njit(cache=True)
+@kernel
 def grid_build(n, alive, aabb_min, aabb_max, cell, max_span, ent_cell, ent_body, tmp_cell, tmp_body,
                tmp_hash, bucket_start, oversize, is_over, bounds):
     """Hash every live box into the grid cells it touches (cell (a, b, c) is the closed cube
@@ -398,7 +399,7 @@ def grid_build(n, alive, aabb_min, aabb_max, cell, max_span, ent_cell, ent_body,
     return n_ent, n_over
 
 
-@njit(cache=True)
+@kernel
 def grid_pairs(n, alive, static, aabb_min, aabb_max, cell, ent_cell, ent_body, bucket_start, oversize,
                n_over, is_over, pairs):
     """Pairs from the grid built by ``grid_build``: within each cell, every two boxes that overlap; each
@@ -440,7 +441,7 @@ def grid_pairs(n, alive, static, aabb_min, aabb_max, cell, ent_cell, ent_body, b
 # Octree
 
 
-@njit(cache=True)
+@kernel
 def octree_build(n, alive, aabb_min, aabb_max, max_depth, node_center, node_half, node_depth,
                  node_child, node_head, obj_next):
     """Build a strict octree over the live boxes; returns the number of nodes.
@@ -503,7 +504,7 @@ def octree_build(n, alive, aabb_min, aabb_max, max_depth, node_center, node_half
     return count
 
 
-@njit(cache=True)
+@kernel
 def octree_pairs(static, aabb_min, aabb_max, node_count, node_center, node_half, node_child, node_head,
                  obj_next, stack, pairs):
     """Pairs from the octree of ``octree_build``: each box against the boxes after it in its own node,

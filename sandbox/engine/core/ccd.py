@@ -19,12 +19,11 @@ pairs while they fly.
 
 from __future__ import annotations
 
-from numba import njit
-
+from .jit import kernel
 from .vecmath import length, load3
 
 
-@njit(cache=True)
+@kernel
 def speculative_margins(n, vel, angvel, radius, dt, base, cap, out):
     """``out[i] = base + min((|v| + |ω|·r)·dt, cap)``: how far before touching body i's contacts are
     made: ``base`` always (contacts a little before touching keep resting contacts steady), plus the

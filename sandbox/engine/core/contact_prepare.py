@@ -11,7 +11,7 @@ anchors within 5 cm in body A's frame.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from .contact_rows import (
     APPROACH,
@@ -44,6 +44,7 @@ from .contact_rows import (
 from .friction import combine_friction
 from .graph_color import PARALLEL_BLOCKS
 from .impulse import point_velocity
+from .jit import helper, kernel
 from .layout import pair_key
 from .restitution import combine_restitution
 from .vecmath import (
@@ -63,7 +64,7 @@ from .vecmath import (
 PERSISTENCE_DISTANCE = 0.05  # m: a point within this of last step's (in body A's frame) is the same point
 
 
-@njit(cache=True)
+@kernel
 def match_previous(m, mb_a, mb_b, m_first, previous, nbodies, match):
     """``match[i]``: the row of last step's manifolds (``previous``, a ``StoredImpulses``) with manifold
     i's body pair, or −1. Both lists are sorted by pair, so this is one merge."""
@@ -76,7 +77,7 @@ def match_previous(m, mb_a, mb_b, m_first, previous, nbodies, match):
         match[i] = j if (j < prev_m and prev_key[j] == key and m_first[i] >= 0) else -1
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def prepare_contacts(nb, blocks, manifolds, m_first, bodies, rules, match, previous, warm_starting, pts, Inv):
     """``prepare_blocks`` over the ``nb`` blocks. Each block writes only its own points and lanes, so with
     ``PARALLEL_BLOCKS`` blocks or more they are shared out over the threads (``prange``), block ``b`` to
@@ -97,7 +98,7 @@ def prepare_contacts(nb, blocks, manifolds, m_first, bodies, rules, match, previ
                            previous, warm_starting, pts, Inv[t * NI * STRIDE:(t + 1) * NI * STRIDE])
 
 
-@njit(cache=True)
+@helper
 def prepare_blocks(first, step, nb, blocks, manifolds, m_first, bodies, rules, match, previous, warm_starting,
                    pts, Inv):
     """Turn the ``manifolds`` of blocks ``first``, ``first + step``, … below ``nb`` into solver contact
@@ -188,7 +189,7 @@ def prepare_blocks(first, step, nb, blocks, manifolds, m_first, bodies, rules, m
             jacobian_lanes(blk_lanes[blk], cw, blk_off[blk] + p * NF * STRIDE, Inv)
 
 
-@njit(cache=True, error_model="numpy")
+@helper(error_model="numpy")
 def jacobian_lanes(nl, cw, base, Inv):
     """The cached Jacobian rows (ra×d, rb×d, Ia⁻¹(ra×d), Ib⁻¹(rb×d)) and the effective masses along
     d = n, t1, t2 of one slot of a block's lanes, from the anchors and directions already in ``cw`` and

@@ -23,8 +23,8 @@ that check, in every access, hides from LLVM that the lanes are consecutive addr
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .jit import helper, kernel
 from .vecmath import add, dot, load3, load4, mad, quat_rotate, store3, sub
 
 # The accessors below are called with constant field numbers and lanes (``at(c, LAM_N, 0)``). Numba compiles
@@ -91,19 +91,19 @@ IMB2 = 19
 NI = 20
 
 
-@njit("uint64(int64, int64, int64)", cache=True)
+@kernel("uint64(int64, int64, int64)")
 def at(base, f, j):
     """Unsigned index of row ``f``, lane ``j`` of the rows starting at ``base``."""
     return np.uint64(base + f * STRIDE + j)
 
 
-@njit(f"{_VEC}({_ROW}, int64, int64, int64)", cache=True)
+@helper(f"{_VEC}({_ROW}, int64, int64, int64)")
 def get3(w, base, f, j):
     """Rows ``f``, ``f+1``, ``f+2`` of lane ``j`` as a vector."""
     return (w[at(base, f, j)], w[at(base, f + 1, j)], w[at(base, f + 2, j)])
 
 
-@njit(f"void({_ROW}, int64, int64, int64, {_VEC})", cache=True)
+@helper(f"void({_ROW}, int64, int64, int64, {_VEC})")
 def put3(w, base, f, j, v):
     """Store the vector ``v`` in rows ``f``, ``f+1``, ``f+2`` of lane ``j``."""
     w[at(base, f, j)] = v[0]
@@ -111,14 +111,14 @@ def put3(w, base, f, j, v):
     w[at(base, f + 2, j)] = v[2]
 
 
-@njit(f"{_VEC}({_ROW}, int64, int64, int64, int64)", cache=True)
+@helper(f"{_VEC}({_ROW}, int64, int64, int64, int64)")
 def jac(w, base, j, direction, which):
     """Cached Jacobian row of lane ``j``: ``direction`` 0, 1, 2 for n, t1, t2; ``which`` 0: ra×d,
     1: rb×d, 2: Ia⁻¹(ra×d), 3: Ib⁻¹(rb×d)."""
     return get3(w, base, JAC + 3 * (4 * direction + which), j)
 
 
-@njit(cache=True)
+@helper
 def point_normal_velocity(cw, c, a, b, vel, angvel):
     """The relative normal velocity of the solver point whose fields start at ``c`` (lane 0), between
     bodies ``a`` and ``b``: (vb − va)·n + ωb·(rb×n) − ωa·(ra×n), from its cached Jacobian rows."""
@@ -126,7 +126,7 @@ def point_normal_velocity(cw, c, a, b, vel, angvel):
             + dot(load3(angvel, b), jac(cw, c, 0, 0, 1)) - dot(load3(angvel, a), jac(cw, c, 0, 0, 0)))
 
 
-@njit(cache=True)
+@helper
 def separation_now(sep0, n, ran, rbn, dx, dra, drb):
     """The point's separation (gap, negative when overlapping) now, to first order from how far its bodies
     moved (``dx``, b relative to a) and turned (rotation vectors ``dra``, ``drb``) since its manifold was
@@ -135,7 +135,7 @@ def separation_now(sep0, n, ran, rbn, dx, dra, drb):
     return sep0 + dot(dx, n) + dot(drb, rbn) - dot(dra, ran)
 
 
-@njit(cache=True)
+@helper
 def normal_bias(s, coefficients):
     """The bias, mass scale and impulse scale of a point's normal constraint in a pass with
     ``coefficients`` (``contact_solver.NormalCoefficients``), given its separation ``s``. A speculative
@@ -150,7 +150,7 @@ def normal_bias(s, coefficients):
     return bias, mass_scale, impulse_scale
 
 
-@njit(cache=True)
+@helper
 def push_point_normal(cw, c, a, b, lam, bodies):
     """Apply the impulse ``lam`` along the point's normal (−lam on body a) through its cached rows
     (Δv = ±λ·n/m, Δω = ±λ·I⁻¹(r×n)), to whichever of the two bodies move this step."""
@@ -166,7 +166,7 @@ def push_point_normal(cw, c, a, b, lam, bodies):
         store3(angvel, b, mad(load3(angvel, b), jac(cw, c, 0, 0, 3), lam))
 
 
-@njit(cache=True, inline="always")
+@helper(inline="always")
 def anchor_offset(k, a, b, pos, quat, local_a, local_b):
     """pb − pa: the offset between contact point ``k``'s two anchors, the material points ``local_a[k]`` of
     body ``a`` and ``local_b[k]`` of body ``b`` (each in its body's frame) at the bodies' current poses.

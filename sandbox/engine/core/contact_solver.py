@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from numba import njit, prange
+from numba import prange
 
 from .contact_rows import (
     APPROACH,
@@ -74,6 +74,7 @@ from .contact_rows import (
 )
 from .graph_color import PARALLEL_BLOCKS
 from .impulse import push_pair
+from .jit import helper, kernel
 from .layout import pair_key
 from .patch import normal_step, point_terms
 from .records import Blocks
@@ -95,7 +96,7 @@ class NormalCoefficients(NamedTuple):
     patch: bool
 
 
-@njit(cache=True)
+@helper
 def normal_coefficients(h, use_bias, patch, settings):
     """The ``NormalCoefficients`` of a pass over sub-step ``h``: the soft spring of the contacts with
     bias (``settings.contact_hertz``, at most a quarter of the sub-step rate, Box2D v3's rule), or none
@@ -108,7 +109,7 @@ def normal_coefficients(h, use_bias, patch, settings):
     return NormalCoefficients(1.0 / h, 0.0, 1.0, 0.0, 0.0, settings.linear_slop, patch)
 
 
-@njit(cache=True)
+@helper
 def gather_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, inv_mass, V):
     """Copy the velocities and inverse masses of block ``blk``'s bodies into the lane rows ``V`` (a body
     that does not move gets no inverse mass)."""
@@ -126,7 +127,7 @@ def gather_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
         V[at(0, IMB, j)] = inv_mass[b] if moving[b] else 0.0
 
 
-@njit(cache=True)
+@helper
 def scatter_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, V):
     """Write the lane rows ``V`` of block ``blk`` back to its moving bodies."""
     order = blocks.order
@@ -143,14 +144,14 @@ def scatter_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, V):
             store3(angvel, b, get3(V, 0, WB, j))
 
 
-@njit(cache=True)
+@helper
 def lane_state(V, j):
     """Lane ``j``'s body velocities and inverse masses: (va, wa, vb, wb, 1/ma, 1/mb)."""
     return (get3(V, 0, VA, j), get3(V, 0, WA, j), get3(V, 0, VB, j), get3(V, 0, WB, j),
             V[at(0, IMA, j)], V[at(0, IMB, j)])
 
 
-@njit(cache=True)
+@helper
 def set_lane_velocities(V, j, va, wa, vb, wb):
     put3(V, 0, VA, j, va)
     put3(V, 0, WA, j, wa)
@@ -158,7 +159,7 @@ def set_lane_velocities(V, j, va, wa, vb, wb):
     put3(V, 0, WB, j, wb)
 
 
-@njit(cache=True)
+@helper
 def warm_start_lanes(nl, cw, base, V):
     """Apply the accumulated impulses of one slot of a block's lanes again. A point not yet struck
     (largest impulse 0) also records here its approach speed for restitution: measured at the start of
@@ -180,7 +181,7 @@ def warm_start_lanes(nl, cw, base, V):
         set_lane_velocities(V, j, va, wa, vb, wb)
 
 
-@njit(cache=True)
+@helper
 def colour_end(blocks, blk, wide):
     """The end of the run of blocks that share block ``blk``'s colour (the coloured blocks come in colour
     order, ``graph_color.color_contacts``), at most ``wide``."""
@@ -192,7 +193,7 @@ def colour_end(blocks, blk, wide):
     return end
 
 
-@njit(cache=True)
+@helper
 def colour_chunks(count, V):
     """How many shares the ``count`` blocks of a colour are cut into: one per set of lane rows in ``V``
     (one set per thread of numba's pool, see ``contacts.ContactSolverData``), at most one per block, when
@@ -204,7 +205,7 @@ def colour_chunks(count, V):
     return min(count, len(V) // (NV * STRIDE))
 
 
-@njit(cache=True, inline="always")
+@helper(inline="always")
 def warm_start_block(blk, B, cw, mb_a, mb_b, bodies, V):
     """The warm start of block ``blk`` (see ``warm_start``) of the blocks ``B``, with ``V`` as its lane
     rows. (The solver's arrays come one by one, not as the nested ``SolverContacts``: a parallel loop's
@@ -217,7 +218,7 @@ def warm_start_block(blk, B, cw, mb_a, mb_b, bodies, V):
     scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.vel, bodies.angvel, V)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def warm_start(contacts, bodies):
     """Apply the accumulated impulses again (Catto 2005) to the coloured blocks of ``contacts`` (a
     ``SolverContacts``): the solver starts from last sub-step's answer, which is what makes stacks
@@ -227,7 +228,7 @@ def warm_start(contacts, bodies):
     solve_colours(contacts, bodies, NormalCoefficients(1.0, 0.0, 1.0, 0.0, 0.0, 0.0, bool(False)), bool(True))
 
 
-@njit(cache=True)
+@helper
 def normal_row(cw, base, j):
     """The fields of lane ``j``'s point that its normal constraint reads: n, ra×n, rb×n, Ia⁻¹(ra×n),
     Ib⁻¹(rb×n), the effective mass, s₀, the accumulated and largest normal impulses."""
@@ -236,7 +237,7 @@ def normal_row(cw, base, j):
             cw[at(base, LAM_MAX, j)])
 
 
-@njit(cache=True)
+@helper
 def normal_update(row, va, wa, vb, wb, ima, imb, dx, dra, drb, coefficients):
     """Non-penetration of one point (see ``solve_contacts``), from its ``normal_row``, its bodies'
     velocities, inverse masses and displacements since the step began, and the pass's
@@ -251,14 +252,14 @@ def normal_update(row, va, wa, vb, wb, ima, imb, dx, dra, drb, coefficients):
     return va, wa, vb, wb, new, max(lam_max, new)
 
 
-@njit(cache=True)
+@helper
 def store_normal(cw, base, j, new, lam_max):
     """Store lane ``j``'s new accumulated and largest normal impulses."""
     cw[at(base, LAM_N, j)] = new
     cw[at(base, LAM_MAX, j)] = lam_max
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@kernel(error_model="numpy", inline="always")
 def friction_update(cw, base, j, va, wa, vb, wb, ima, imb):
     """Coulomb friction of lane ``j``'s point (see ``solve_contacts``): the tangential impulse vector that
     stops the sliding, clamped to the disc of radius μ·λn. Returns the new velocities. Written without
@@ -288,7 +289,7 @@ def friction_update(cw, base, j, va, wa, vb, wb, ima, imb):
     return va, wa, vb, wb
 
 
-@njit(cache=True, error_model="numpy")
+@helper(error_model="numpy")
 def point_lanes(nl, cw, base, V, D, coefficients):
     """One slot of a block's lanes: each lane's point gets its friction (``friction_update``), then its
     non-penetration (``normal_update``), on the lane's velocities in ``V``. The lanes are independent, so
@@ -306,7 +307,7 @@ def point_lanes(nl, cw, base, V, D, coefficients):
         set_lane_velocities(V, j, va, wa, vb, wb)
 
 
-@njit(cache=True, error_model="numpy")
+@helper(error_model="numpy")
 def patch_sums_lanes(nl, cw, base, D, coefficients):
     """The patch step (``patch.py``), first part, for one slot of a block's lanes: add the slot's point to
     its lane's sums (Σ ra×n, Σ rb×n, Σ Ia⁻¹(ra×n), Σ Ib⁻¹(rb×n), the count, Σ(b + Cλ), ΣC, min λ), as
@@ -331,7 +332,7 @@ def patch_sums_lanes(nl, cw, base, D, coefficients):
         D[at(0, PLOW, j)] = min(D[at(0, PLOW, j)], lam if real else math.inf)
 
 
-@njit(cache=True, error_model="numpy")
+@helper(error_model="numpy")
 def patch_normal_lanes(nl, cw, off, V, D):
     """The patch step, second part: each lane's normal step from its sums (``patch.normal_step``)."""
     for j in range(nl):
@@ -344,7 +345,7 @@ def patch_normal_lanes(nl, cw, off, V, D):
         set_lane_velocities(V, j, va, wa, vb, wb)
 
 
-@njit(cache=True)
+@helper
 def patch_impulse_lanes(nl, cw, base, D):
     """The patch step, last part, for one slot of a block's lanes: the point takes its lane's step."""
     for j in range(nl):
@@ -354,7 +355,7 @@ def patch_impulse_lanes(nl, cw, base, D):
         cw[at(base, LAM_MAX, j)] = max(cw[at(base, LAM_MAX, j)], lam) if real else cw[at(base, LAM_MAX, j)]
 
 
-@njit(cache=True, inline="always")
+@helper(inline="always")
 def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
     """One pass of ``solve_contacts`` over block ``blk`` of the blocks ``B``, with ``V`` and ``D`` as its
     lane rows (the arrays come one by one, as in ``warm_start_block``): when the pass has it, the patch
@@ -392,7 +393,7 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
     scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def solve_contacts(contacts, bodies, coefficients):
     """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant, block by
     block (see the module's docstring).
@@ -414,7 +415,7 @@ def solve_contacts(contacts, bodies, coefficients):
     solve_colours(contacts, bodies, coefficients, bool(False))
 
 
-@njit(cache=True, parallel=True)
+@helper(parallel=True)
 def solve_colours(contacts, bodies, coefficients, warm):
     """One pass over the coloured blocks of ``contacts``: the warm start of each block
     (``warm_start_block``) when ``warm``, else a solve with ``coefficients`` (``solve_block``).
@@ -461,7 +462,7 @@ def solve_colours(contacts, bodies, coefficients, warm):
         blk = end
 
 
-@njit(cache=True)
+@kernel
 def store_impulses(m, contacts, out_impulse, keep, nbodies):
     """Copy the accumulated impulses out: per manifold point into ``out_impulse`` (for drawing and
     events), and into the persistence arrays that next step's ``prepare_contacts`` matches against
@@ -494,7 +495,7 @@ def store_impulses(m, contacts, out_impulse, keep, nbodies):
             store3(keep_lt, k, friction)
 
 
-@njit(cache=True)
+@helper
 def reset_impulses(contacts, bodies):
     """Zero the accumulated impulses of every point: the cold start that takes the warm start's place
     when ``world.warm_starting`` is off (each sub-step then solves from nothing). Records the approach

@@ -36,7 +36,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from .contact_rows import (
     APPROACH,
@@ -57,11 +56,12 @@ from .contact_rows import (
     separation_now,
 )
 from .impulse import effective_mass, push_pair
+from .jit import helper, kernel
 from .patch import solve_patch
 from .vecmath import ZERO_MAT, cross, dot, load3, load_mat, mat_vec, store3, sub
 
 
-@njit(cache=True)
+@helper
 def pair_masses(inv_mass, moving, inv_inertia_start, a, b):
     """The inverse masses and inverse inertias (those of the start of the step) of bodies ``a`` and
     ``b``; a body that does not move this step is immovable: no inverse mass, no inverse inertia. (The
@@ -74,7 +74,7 @@ def pair_masses(inv_mass, moving, inv_inertia_start, a, b):
     return ima, imb, ia, ib
 
 
-@njit(cache=True)
+@helper
 def store_pair_velocities(moving, vel, angvel, a, b, va, wa, vb, wb):
     """Write the new velocities of ``a`` and ``b`` back; a body that does not move keeps its own (it is
     immovable for this step)."""
@@ -86,7 +86,7 @@ def store_pair_velocities(moving, vel, angvel, a, b, va, wa, vb, wb):
         store3(angvel, b, wb)
 
 
-@njit(cache=True)
+@helper
 def point_friction(cw, c, ima, imb, ia, ib, ra, rb, va, wa, vb, wb):
     """Coulomb friction of the point whose fields start at ``c``: the tangential impulse that stops the
     sliding, the accumulated one kept inside the disc |λt| ≤ μ·λn. Returns the bodies' new velocities."""
@@ -109,7 +109,7 @@ def point_friction(cw, c, ima, imb, ia, ib, ra, rb, va, wa, vb, wb):
     return va, wa, vb, wb
 
 
-@njit(cache=True)
+@helper
 def friction_point(k, cw, row, pb, inv_mass, moving, inv_inertia_start, vel, angvel):
     """Solve the friction of contact point ``k`` once (``point_friction``), on the bodies' velocities
     (the contact and body arrays one by one, see ``pair_masses``)."""
@@ -122,7 +122,7 @@ def friction_point(k, cw, row, pb, inv_mass, moving, inv_inertia_start, vel, ang
     store_pair_velocities(moving, vel, angvel, a, b, va, wa, vb, wb)
 
 
-@njit(cache=True)
+@kernel
 def solve_point(k, contacts, bodies, coefficients, warm):
     """Solve contact point ``k`` once (or, with ``warm``, apply its accumulated impulses again)."""
     cw = contacts.pts.cw
@@ -168,7 +168,7 @@ def solve_point(k, contacts, bodies, coefficients, warm):
     store_pair_velocities(bodies.moving, bodies.vel, bodies.angvel, a, b, va, wa, vb, wb)
 
 
-@njit(cache=True)
+@helper
 def solve_manifold_patch(i, contacts, bodies, coefficients):
     """The patch step of manifold ``i`` (``patch.py``): one normal impulse at its centroid, shared evenly
     by its points, before they are solved one by one."""
@@ -182,7 +182,7 @@ def solve_manifold_patch(i, contacts, bodies, coefficients):
     store_pair_velocities(bodies.moving, bodies.vel, bodies.angvel, a, b, va, wa, vb, wb)
 
 
-@njit(cache=True)
+@helper
 def solve_blocks(contacts, bodies, coefficients, warm, first, last):
     """One pass over blocks ``first``…``last − 1`` of ``contacts``: every manifold in colour order, first
     as one patch (``solve_manifold_patch``, when it has two points or more and the pass's coefficients

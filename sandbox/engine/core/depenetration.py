@@ -15,9 +15,8 @@ nothing here touches them.
 
 from __future__ import annotations
 
-from numba import njit
-
 from .contact_rows import MASS_N, SEP0, at, point_normal_velocity, push_point_normal
+from .jit import helper
 from .vecmath import length, load3, scale, store3
 
 DEEP_OVERLAP = 0.05
@@ -28,7 +27,7 @@ Resting contacts overlap by millimetres, and the soft push-out of an overlap thi
 PASSES = 2
 
 
-@njit(cache=True)
+@helper
 def record_speeds(bodies):
     """``bodies.speed[i]`` = |v| + |ω|·r of each moving body (r its bounding radius): how fast any point of
     it moves, before contacts."""
@@ -38,7 +37,7 @@ def record_speeds(bodies):
         speed[i] = (length(load3(vel, i)) + length(load3(angvel, i)) * radius[i]) if moving[i] else 0.0
 
 
-@njit(cache=True)
+@helper
 def limit_separation(bodies, c, pts, max_push):
     """Bound the speed at which deep overlaps come apart, in two stages.
 

@@ -6,12 +6,12 @@ merge of two sorted lists (the merge step of merge sort), linear in the number o
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .jit import kernel
 from .layout import pair_key
 
 
-@njit(cache=True)
+@kernel
 def diff_touching(new_keys, new_rows, old_keys, nbodies, alive, awake, out_keys, begin_rows, end_keys):
     """Merge this step's touching keys ``new_keys`` (sorted, with their manifold rows ``new_rows``) with
     last step's ``old_keys`` (sorted).
@@ -53,7 +53,7 @@ def diff_touching(new_keys, new_rows, old_keys, nbodies, alive, awake, out_keys,
     return no, nb, ne
 
 
-@njit(cache=True)
+@kernel
 def touching_keys(m, body_a, body_b, npoints, depth, impulse, nbodies, keys, rows):
     """The pairs touching after the step, as sorted keys (``keys``) with their manifold rows (``rows``):
     a manifold touches when a point overlaps or took an impulse (a bounce can start and end within a

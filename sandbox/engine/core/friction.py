@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from .jit import kernel
 
 # ``world.friction_rule``, in the order of ``FRICTION_RULES`` in world.py
 RULE_GEOMETRIC = 0  # √(μa·μb): Box2D's and Bullet's default
@@ -21,7 +21,7 @@ RULE_AVERAGE = 3
 RULE_PRODUCT = 4
 
 
-@njit(cache=True)
+@kernel
 def combine_friction(mu_a, mu_b, rule):
     """The pair's friction coefficient from the two bodies' values under the selected rule."""
     if rule == RULE_MIN:

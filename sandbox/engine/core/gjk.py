@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .jit import helper, kernel
 from .narrow_trace import SIMPLEX, VERTEX, record, tracing
 from .vecmath import add, cross, dot, length_sq, lerp, load3, scale, store3, sub
 
@@ -33,13 +33,13 @@ GJK_REL_TOL = 1e-12
 GJK_TOUCH_SQ = 1e-24
 
 
-@njit(cache=True)
+@helper
 def box_support(h, d):
     """The corner of the box of half extents ``h`` farthest along direction ``d``."""
     return (h[0] if d[0] >= 0.0 else -h[0], h[1] if d[1] >= 0.0 else -h[1], h[2] if d[2] >= 0.0 else -h[2])
 
 
-@njit(cache=True)
+@helper
 def hull_support(H, hid, d):
     """The vertex of hull ``hid`` farthest along direction ``d`` (a linear scan of its vertices)."""
     verts = H.verts
@@ -54,7 +54,7 @@ def hull_support(H, hid, d):
     return load3(verts, best)
 
 
-@njit(cache=True)
+@helper
 def polyhedron_support(H, hid, h, d):
     """Support point along ``d`` of the box ``h`` (``hid < 0``) or of hull ``hid``."""
     if hid < 0:
@@ -62,7 +62,7 @@ def polyhedron_support(H, hid, h, d):
     return hull_support(H, hid, d)
 
 
-@njit(cache=True)
+@helper
 def _segment_weights(a, b):
     """Barycentric weights ``(wa, wb)`` of the point of segment ``ab`` nearest the origin."""
     ab = sub(b, a)
@@ -77,7 +77,7 @@ def _segment_weights(a, b):
     return 1.0 - t, t
 
 
-@njit(cache=True)
+@helper
 def _triangle_weights(a, b, c):
     """Barycentric weights of the point of triangle ``abc`` nearest the origin (Ericson 2004, §5.1.5).
 
@@ -129,7 +129,7 @@ def _triangle_weights(a, b, c):
     return 1.0 - v - w, v, w
 
 
-@njit(cache=True)
+@helper
 def _origin_outside(a, b, c, d):
     """Whether the origin and ``d`` lie on opposite sides of plane ``abc`` (Ericson 2004, §5.1.6).
 
@@ -141,7 +141,7 @@ def _origin_outside(a, b, c, d):
     return sign_o * sign_d < 0.0 or sign_d * sign_d <= 1e-28 * length_sq(n) * length_sq(sub(d, a))
 
 
-@njit(cache=True)
+@helper
 def _tetrahedron_weights(a, b, c, d):
     """Barycentric weights of the point of tetrahedron ``abcd`` nearest the origin, and whether the origin
     is inside (Ericson 2004, §5.1.6: the nearest of the faces the origin lies outside of)."""
@@ -178,7 +178,7 @@ def _tetrahedron_weights(a, b, c, d):
     return res, inside
 
 
-@njit(cache=True)
+@helper
 def _record_simplex(trace, iteration, n, P, S, lam, v):
     """Trace the simplex of ``n`` vertices (support points ``P`` on the polyhedron and ``S`` on the
     segment, weights ``lam``) and its point ``v`` nearest the origin."""
@@ -191,7 +191,7 @@ def _record_simplex(trace, iteration, n, P, S, lam, v):
         record(trace, VERTEX, 0, 1, 0, load3(S, i), lam[i])
 
 
-@njit(cache=True)
+@kernel
 def gjk_segment_polyhedron(s0, s1, H, hid, h, trace):
     """Closest points of segment ``s0 s1`` (a point when ``s0 == s1``) and a convex polyhedron.
 

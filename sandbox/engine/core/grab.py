@@ -7,9 +7,8 @@ dragging a body into a wall cannot make anything explode.
 
 from __future__ import annotations
 
-from numba import njit
-
 from .impulse import point_velocity
+from .jit import helper
 from .soft_constraint import soft_coefficients
 from .vecmath import (
     add,
@@ -28,7 +27,7 @@ from .vecmath import (
 )
 
 
-@njit(cache=True)
+@helper
 def solve_grabs(grabs, bodies, h, use_bias):
     """One pass over the mouse grabs (a ``Grabs`` record): each pulls its body's anchor towards its target
     with the impulse that the soft spring asks for, K⁻¹·(v_anchor + bias·C) scaled by the soft

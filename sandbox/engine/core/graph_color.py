@@ -13,9 +13,9 @@ overflow, blocks of one lane at the end of the order, which the reference solver
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .contact_rows import NF, STRIDE, L
+from .jit import kernel
 
 COLORS = 32  # colours tried before a manifold goes to the overflow (one bit each in an int64 mask)
 DIRECT = COLORS + 1  # the class after the overflow: the block solver's manifolds
@@ -25,7 +25,7 @@ a colour share no moving body, so they can run side by side (``contact_solver.so
 ``contact_prepare.prepare_contacts``); with fewer, the parallel launch costs more than it saves."""
 
 
-@njit(cache=True)
+@kernel
 def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask, island):
     """Colour the manifolds and cut the colours into ``blocks`` (a ``Blocks`` record, filled here).
 

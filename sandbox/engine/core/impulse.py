@@ -15,18 +15,17 @@ rA×d and IA⁻¹(rA×d) once per step (``contact_prepare.jacobian_lanes``); the
 
 from __future__ import annotations
 
-from numba import njit
-
+from .jit import helper, kernel
 from .vecmath import add, cross, dot, load3, mad, mat_vec, store3, sub
 
 
-@njit(cache=True)
+@helper
 def point_velocity(vel, angvel, i, r):
     """Velocity of the material point at offset ``r`` from body ``i``'s centre: v + ω × r."""
     return add(load3(vel, i), cross(load3(angvel, i), r))
 
 
-@njit(cache=True)
+@kernel
 def effective_mass(ima, imb, ia, ib, ra, rb, d):
     """The effective mass K along the unit direction ``d`` of a contact between bodies of inverse masses
     ``ima``, ``imb`` and world inverse inertias ``ia``, ``ib`` (row-major 9-tuples) at the anchors
@@ -40,7 +39,7 @@ def effective_mass(ima, imb, ia, ib, ra, rb, d):
     return dot(d, d) / inv_k if inv_k > 0.0 else 0.0
 
 
-@njit(cache=True)
+@kernel
 def apply_impulse_pair(vel, angvel, a, b, ima, imb, ia, ib, ra, rb, p):
     """Apply impulse ``p`` to body b at ``rb`` and ``-p`` to body a at ``ra`` (Newton's third law), for
     bodies of inverse masses ``ima``, ``imb`` and world inverse inertias ``ia``, ``ib`` (row-major
@@ -52,7 +51,7 @@ def apply_impulse_pair(vel, angvel, a, b, ima, imb, ia, ib, ra, rb, p):
         store3(angvel, b, add(load3(angvel, b), mat_vec(ib, cross(rb, p))))
 
 
-@njit(cache=True)
+@helper
 def push_pair(va, wa, vb, wb, ima, imb, d, lam, ja, jb):
     """Velocities of bodies a and b after the impulse ``lam`` along ``d`` (−lam on a), with the cached
     angular responses ``ja`` = Ia⁻¹(ra×d) and ``jb`` = Ib⁻¹(rb×d)."""

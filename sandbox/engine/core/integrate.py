@@ -9,8 +9,7 @@ exactly (quadratic invariants), so a spinning body neither speeds up nor slows d
 
 from __future__ import annotations
 
-from numba import njit
-
+from .jit import helper, kernel
 from .vecmath import (
     add,
     cross,
@@ -33,14 +32,14 @@ from .vecmath import (
 )
 
 
-@njit(cache=True)
+@helper
 def is_isotropic(m):
     """True for a multiple of the identity (the inertia of a ball, a cube, or a locked body)."""
     return (m[1] == 0.0 and m[2] == 0.0 and m[3] == 0.0 and m[5] == 0.0 and m[6] == 0.0 and m[7] == 0.0
             and m[0] == m[4] and m[4] == m[8])
 
 
-@njit(cache=True)
+@kernel
 def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, inv_inertia_local,
                          gravity_scale, gravity, h, linear_damping, angular_damping):
     """Advance the velocities of the rows flagged in ``moving`` (awake, dynamic) by one sub-step ``h``.
@@ -82,7 +81,7 @@ def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, 
         store3(angvel, i, scale(quat_rotate(q, w1), ang))
 
 
-@njit(cache=True)
+@kernel
 def integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h, dpos, drot):
     """x += h·v and q += ½·h·ω⊗q (renormalised) for the ``moving`` rows, then the world inverse inertia
     R·I⁻¹·Rᵀ from the new orientation (I⁻¹ itself for an isotropic body, ``is_isotropic``). ``dpos`` and
@@ -104,7 +103,7 @@ def integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, in
         store_mat(inv_inertia, i, inv_i if is_isotropic(inv_i) else rotate_inertia(quat_to_mat(q), inv_i))
 
 
-@njit(cache=True)
+@kernel
 def clear_forces(n, force, torque):
     """Zero the force and torque accumulators after a step has used them."""
     for i in range(n):

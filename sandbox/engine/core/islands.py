@@ -8,10 +8,10 @@ halving (Tarjan 1975).
 
 from __future__ import annotations
 
-from numba import njit
+from .jit import helper, kernel
 
 
-@njit(cache=True)
+@kernel
 def find(parent, i):
     """Root of ``i``'s set, halving the path on the way up."""
     while parent[i] != i:
@@ -20,7 +20,7 @@ def find(parent, i):
     return i
 
 
-@njit(cache=True)
+@helper
 def union(parent, i, j):
     ri = find(parent, i)
     rj = find(parent, j)
@@ -32,7 +32,7 @@ def union(parent, i, j):
             parent[ri] = rj
 
 
-@njit(cache=True)
+@kernel
 def update_sleep(n, alive, static, awake, vel, angvel, radius, sleep_time, m, mb_a, mb_b, m_npoints,
                  m_depth, nj, jb, dt, lin_threshold, ang_threshold, time_to_sleep, island, island_min):
     """Advance every awake dynamic body's rest timer, group bodies into islands, and put to sleep each
@@ -102,7 +102,7 @@ def update_sleep(n, alive, static, awake, vel, angvel, radius, sleep_time, m, mb
     return slept
 
 
-@njit(cache=True)
+@kernel
 def wake_touched(m, mb_a, mb_b, static, awake, sleep_time, island, n):
     """Wake every sleeping island touched by an awake dynamic body through a manifold. Returns how many
     bodies woke."""

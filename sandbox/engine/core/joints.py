@@ -9,9 +9,8 @@ speculative contact. Newton's cradle hangs its balls on such rods.
 
 from __future__ import annotations
 
-from numba import njit
-
 from .impulse import apply_impulse_pair, point_velocity
+from .jit import helper
 from .soft_constraint import soft_coefficients
 from .vecmath import (
     ZERO_MAT,
@@ -29,7 +28,7 @@ from .vecmath import (
 )
 
 
-@njit(cache=True)
+@helper
 def joint_anchors(j, jb, jla, jlb, jworld, pos, quat):
     """World anchors and lever arms of distance joint ``j``: (ra, pa, rb, pb); a world joint (b = −1)
     has its fixed point ``jworld[j]`` as pb and a zero lever arm."""
@@ -43,7 +42,7 @@ def joint_anchors(j, jb, jla, jlb, jworld, pos, quat):
     return ra, pa, (0.0, 0.0, 0.0), load3(jworld, j)
 
 
-@njit(cache=True)
+@helper
 def solve_distance_joints(joints, bodies, h, use_bias, hertz, zeta, warm):
     """Distance joints: keep |p_b − p_a| = L between two anchors (Box2D's distance joint, soft).
 

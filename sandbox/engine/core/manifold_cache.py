@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .jit import helper, kernel
 from .layout import CAPSULE, SPHERE, pair_key
 from .vecmath import add, dot, load3, load4, quat_conj, quat_inv_rotate, quat_mul, quat_rotate, store3, sub
 
@@ -22,14 +22,14 @@ CACHE_DISTANCE = 1e-3  # m
 CACHE_ANGLE = math.radians(2.0)
 
 
-@njit(cache=True)
+@helper
 def relative_pose(pos, quat, a, b):
     """Body b's centre and orientation in body a's frame."""
     qa = load4(quat, a)
     return quat_inv_rotate(qa, sub(load3(pos, b), load3(pos, a))), quat_mul(quat_conj(qa), load4(quat, b))
 
 
-@njit(cache=True)
+@kernel
 def find_reusable(pairs, npairs, kind, pos, quat, nbodies, cache, cm, reuse, todo):
     """For each candidate pair p: ``reuse[p]`` = the cache row of its manifold when the pair's relative
     pose is still within the tolerances of the one that manifold was computed at, else −1; the pairs
@@ -72,7 +72,7 @@ def find_reusable(pairs, npairs, kind, pos, quat, nbodies, cache, cm, reuse, tod
     return nt
 
 
-@njit(cache=True)
+@kernel
 def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, nfresh, out, source):
     """The manifolds of all candidate pairs, in pair order, into ``out`` (a ``Manifolds`` record): a
     reused pair's from its ``cache`` row (points mapped from the bodies' frames to the world, normal from
@@ -138,7 +138,7 @@ def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, nfresh, out, source)
     return total
 
 
-@njit(cache=True)
+@kernel
 def remember_manifolds(m, manifolds, source, pos, quat, nbodies, cache):
     """Make ``cache`` (holding last step's entries) this step's, from this step's ``m`` ``manifolds``: a
     reused one keeps its old entry (row ``source[i]``, and so the pose it was computed at, which keeps the
@@ -207,7 +207,7 @@ def remember_manifolds(m, manifolds, source, pos, quat, nbodies, cache):
             store3(clb, cfirst[i] + p, quat_inv_rotate(qb, sub(pb, xb)))
 
 
-@njit(cache=True)
+@helper
 def _copy_row(a, i, r, width):
     """Row ``r`` of the 2-D array ``a`` (its first ``width`` columns) into row ``i``."""
     for c in range(width):

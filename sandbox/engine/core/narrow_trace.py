@@ -62,11 +62,12 @@ SIMPLEX    one GJK iteration: i the iteration, k the simplex's vertex count, xyz
 from __future__ import annotations
 
 import numpy as np
-from numba import config, njit, types
+from numba import config, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
+from .jit import helper, kernel
 from .vecmath import mad, scale
 
 TRACE_WIDTH = 8
@@ -128,7 +129,7 @@ if config.DISABLE_JIT:  # plain Python (a debugger, coverage): an ordinary empty
         """The trace buffer of an ordinary step: no rows (see the module's docstring)."""
         return np.zeros((0, TRACE_WIDTH))
 else:
-    @njit(cache=True, inline="always")
+    @helper(inline="always")
     def step_buffer():
         """The trace buffer of an ordinary step: no rows, and no owner, so that handing it to every
         pair test costs no reference counting (see the module's docstring)."""
@@ -149,13 +150,13 @@ _I = types.int64
 _F = types.float64
 
 
-@njit(types.boolean(_TRACE), cache=True)
+@kernel(types.boolean(_TRACE))
 def tracing(trace):
     """Whether ``trace`` records (has rows)."""
     return trace.shape[0] > 0
 
 
-@njit(types.void(_TRACE, _I, _I, _I, _I, _VEC, _F), cache=True)
+@kernel(types.void(_TRACE, _I, _I, _I, _I, _VEC, _F))
 def record(trace, tag, i, j, k, x, s):
     """Append the row ``(tag, i, j, k, x, s)`` when ``trace`` has room (a vector ``x``, a scalar ``s``);
     mark the overflow when it has rows but none left."""
@@ -176,7 +177,7 @@ def record(trace, tag, i, j, k, x, s):
     trace[0, 0] = r
 
 
-@njit(types.void(_TRACE, _I, _F), cache=True)
+@helper(types.void(_TRACE, _I, _F))
 def note_separation(trace, slot, s):
     """Store the separation ``s`` (the last column) in the ``slot``-th row after those written so far; the
     test completes the row when it leaves its loop (``polyhedra._trace_box_axes``)."""
@@ -185,20 +186,20 @@ def note_separation(trace, slot, s):
         trace[r, 7] = s
 
 
-@njit(types.void(_TRACE, _VEC, types.UniTuple(_F, 4)), cache=True)
+@helper(types.void(_TRACE, _VEC, types.UniTuple(_F, 4)))
 def record_frame(trace, p, q):
     """The working frame: origin ``p``, orientation ``q`` (x, y, z, w)."""
     record(trace, FRAME_P, 0, 0, 0, p, 0.0)
     record(trace, FRAME_Q, 0, 0, 0, (q[0], q[1], q[2]), q[3])
 
 
-@njit(types.void(_TRACE, _I, _I, _I, _VEC, _F, _F), cache=True)
+@helper(types.void(_TRACE, _I, _I, _I, _VEC, _F, _F))
 def record_axis(trace, group, fa, fb, axis, sign, s):
     """A tested axis, ``sign · axis``, with separation ``s``."""
     record(trace, AXIS, group, fa, fb, scale(axis, sign), s)
 
 
-@njit(types.void(_TRACE, _I, _I, types.float64[:, :], _I, _VEC, _F, types.UniTuple(_VEC, 4)), cache=True)
+@helper(types.void(_TRACE, _I, _I, types.float64[:, :], _I, _VEC, _F, types.UniTuple(_VEC, 4)))
 def record_polygon(trace, role, plane, poly, m, side, off, basis):
     """Polygon ``poly[:m]`` (rows x, y, z, depth) in the coordinates of ``basis = (origin, u, v, w)``
     (vertex ``origin + x·u + y·v + z·w``; ``IDENTITY`` for the working frame), after its header row;
@@ -210,7 +211,7 @@ def record_polygon(trace, role, plane, poly, m, side, off, basis):
         record(trace, VERTEX, 0, 0, 0, p, poly[r, 3] if role == KEPT else 0.0)
 
 
-@njit(types.void(_TRACE, _I, _VEC, _VEC), cache=True)
+@helper(types.void(_TRACE, _I, _VEC, _VEC))
 def record_segment(trace, role, a, b):
     """A two-vertex polygon (an edge) from ``a`` to ``b``."""
     record(trace, POLYGON, role, 0, 2, (0.0, 0.0, 0.0), 0.0)
@@ -218,7 +219,7 @@ def record_segment(trace, role, a, b):
     record(trace, VERTEX, 0, 0, 0, b, 0.0)
 
 
-@njit(types.void(_TRACE, _VEC, _VEC, _F), cache=True)
+@helper(types.void(_TRACE, _VEC, _VEC, _F))
 def record_closest(trace, on_a, on_b, dist):
     """The closest points of the two cores, ``on_a`` and ``on_b``, ``dist`` apart."""
     record(trace, CLOSEST, 0, 0, 0, on_a, dist)

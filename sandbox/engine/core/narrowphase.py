@@ -18,8 +18,9 @@ call the pair tests directly, not through ``_dispatch``, which would hand on the
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from .jit import helper, kernel
 from .layout import BOX, CAPSULE, HULL, MAX_POINTS, SPHERE
 from .narrow_trace import step_buffer
 from .polyhedra import box_box, box_hull, hull_hull
@@ -47,7 +48,7 @@ SHARE_ROWS = 64
 """Pairs per run of a share (see ``_collide_share``)."""
 
 
-@njit(cache=True)
+@kernel
 def _dispatch(ka, kb, pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Call the pair test for kinds ``ka <= kb`` on one pair; returns its point count."""
     code = ka * 4 + kb
@@ -74,7 +75,7 @@ def _dispatch(ka, kb, pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pt
     return 0
 
 
-@njit(cache=True)
+@kernel
 def _ordered_pair(pairs, p, kind):
     """Bodies of pair ``p`` ordered so that ``kind[a] <= kind[b]``."""
     a = pairs[p, 0]
@@ -84,7 +85,7 @@ def _ordered_pair(pairs, p, kind):
     return a, b
 
 
-@njit(cache=True)
+@helper
 def _pair_args(p, bodies):
     """Pair ``p``'s arguments for its pair test, bodies in kind order: the poses, the params rows as
     4-tuples and the summed margin. ``bodies = (pairs, kind, params, pos, quat, margin_body)``."""
@@ -94,7 +95,7 @@ def _pair_args(p, bodies):
             margin_body[a] + margin_body[b])
 
 
-@njit(cache=True)
+@helper
 def _store_manifold(p, k, scratch, out):
     """Copy a pair test's result (``k`` points in the ``scratch`` arrays) into row ``p`` of ``out``."""
     normal, pts_a, pts_b, depths = scratch
@@ -109,7 +110,7 @@ def _store_manifold(p, k, scratch, out):
         out_depth[p, i] = depths[i]
 
 
-@njit(cache=True, inline="always")
+@helper(inline="always")
 def _collide_bucket(code, job):
     """The dispatch table: run the pair test of kind pair ``code`` on every pair of its bucket, in a
     loop of its own. ``job`` is ``collide_pairs``'s tuple ``(order, lo, hi, bodies, H, scratch, out, trace)``:
@@ -171,7 +172,7 @@ def _collide_bucket(code, job):
             _store_manifold(order[r], k, scratch, out)
 
 
-@njit(cache=True)
+@helper
 def _sort_by_kind(pairs, npairs, kind, order):
     """The stable counting sort of ``collide_pairs``' first pass: the pair indices into ``order`` by kind
     pair; returns the buckets' starts (``N_CODES + 1`` of them). Apart from ``collide_pairs``, whose
@@ -191,7 +192,7 @@ def _sort_by_kind(pairs, npairs, kind, order):
     return start
 
 
-@njit(cache=True)
+@helper
 def _collide_share(t, shares, start, order, bodies, H, out):
     """Share ``t`` of ``shares`` of the middle pass of ``collide_pairs``: the pairs of the kind-sorted
     ``order`` in runs of ``SHARE_ROWS``, run r going to share r mod ``shares``, so that every share gets
@@ -215,7 +216,7 @@ def _collide_share(t, shares, start, order, bodies, H, out):
             r += shares
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a, out_b, out_normal,
                   out_npoints, out_pa, out_pb, out_depth):
     """Manifolds of the candidate pairs ``pairs[:npairs]`` ((P, 2) body rows), written compactly into
@@ -272,7 +273,7 @@ def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a,
     return m
 
 
-@njit(cache=True)
+@kernel
 def collide_one(ka, pa, qa, prm_a, kb, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Manifold of one pair in either kind order: when ``ka > kb`` the pair test runs with the bodies
     exchanged and the result is turned back (normal flipped, point sets exchanged), so that the normal

@@ -49,8 +49,6 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from .contact_rows import (
     LAM_MAX,
     LAM_N,
@@ -67,12 +65,13 @@ from .contact_rows import (
     separation_now,
 )
 from .impulse import push_pair
+from .jit import helper, kernel
 from .vecmath import add, cross, dot, mat_vec, scale, sub
 
 SLOT = NF * STRIDE  # from one point of a manifold to the next in ``cw`` (the same lane of the next slot)
 
 
-@njit(cache=True, error_model="numpy")
+@helper(error_model="numpy")
 def point_terms(s, k, lam, coefficients):
     """A point's share of the patch's normal gradient, bᵢ + Cᵢλᵢ, and its compliance Cᵢ (see the module's
     docstring), from its separation ``s`` now, effective mass ``k`` and accumulated impulse ``lam``, with
@@ -83,7 +82,7 @@ def point_terms(s, k, lam, coefficients):
     return bias + soft * lam, soft
 
 
-@njit(cache=True, error_model="numpy")
+@helper(error_model="numpy")
 def normal_step(san, sbn, jan, jbn, m, grad, compliance, lowest, n, va, wa, vb, wb, ima, imb):
     """The patch's normal step from its sums (Σ raᵢ×n, Σ rbᵢ×n, Σ Ia⁻¹(raᵢ×n), Σ Ib⁻¹(rbᵢ×n), m points,
     Σ(bᵢ + Cᵢλᵢ), ΣCᵢ, minᵢ λᵢ): the increment Δ of every point's impulse, and the velocities after
@@ -95,7 +94,7 @@ def normal_step(san, sbn, jan, jbn, m, grad, compliance, lowest, n, va, wa, vb, 
     return va, wa, vb, wb, step
 
 
-@njit(cache=True)
+@kernel
 def solve_patch(cw, c0, points, va, wa, vb, wb, ima, imb, ia, ib, dx, dra, drb, coefficients):
     """One patch step (see the module's docstring) of the manifold of ``points`` points whose fields start
     at ``c0``, ``c0 + SLOT``, …, between bodies of velocities ``va``, ``wa``, ``vb``, ``wb``, inverse

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from .contact_rows import (
     APPROACH,
@@ -39,11 +38,12 @@ from .contact_rows import (
     get3,
 )
 from .impulse import apply_impulse_pair, point_velocity
+from .jit import kernel
 from .soft_constraint import soft_coefficients
 from .vecmath import add, dot, load_mat, scale, sub
 
 
-@njit(cache=True)
+@kernel
 def penalty_contacts(c, pts, bodies, h, hertz, zeta, iterations, first):
     """One sub-step ``h`` of penalty springs at the ``c`` contact points: F = m_eff·ω·(ω·x − 2ζ·vₙ) with
     ω = 2π·``hertz``, applied as the impulse F·h when it pushes; then friction, clamped to μ·F·h.

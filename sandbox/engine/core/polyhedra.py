@@ -33,9 +33,10 @@ or the two edges of an edge contact. In an ordinary step the buffer has no rows 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
 from .clipping import clip_against_plane, clip_to_face, reduce_to_four
+from .jit import helper, kernel
 from .narrow_trace import (
     ABOVE,
     CHOSEN,
@@ -110,7 +111,7 @@ _BOX_EDGES, _BOX_EDGE_FACES = _box_edges()
 # clipping.py).
 
 
-@njit(cache=True)
+@helper
 def _store_normal(normal, n):
     """Write vector tuple ``n`` into the (3,) array ``normal``."""
     normal[0] = n[0]
@@ -118,7 +119,7 @@ def _store_normal(normal, n):
     normal[2] = n[2]
 
 
-@njit(cache=True)
+@helper
 def _closest_on_face(ref, nref, n, y):
     """The point of the convex polygon ``ref[:nref]`` (CCW around ``n``) closest to ``y``, a point of its
     plane: ``y`` itself when inside (always so after clipping), else the closest point of its edges."""
@@ -138,7 +139,7 @@ def _closest_on_face(ref, nref, n, y):
     return best
 
 
-@njit(cache=True)
+@helper
 def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths, trace):
     """Write a face contact's manifold: the ``kept`` rows of ``clipped`` (x, y, z, depth: points of the
     incident body in a local frame, with their depths below the reference plane ``n``), reduced to at
@@ -179,7 +180,7 @@ def _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, p
     return out
 
 
-@njit(cache=True)
+@helper
 def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
                   pts_b, depths, trace):
     """Manifold from a reference face (polygon ``ref[:nref]``, plane ``n·x = d``) and an incident polygon
@@ -204,7 +205,7 @@ def _face_contact(ref, nref, n, d, poly, npoly, spare, margin, flip, frame_p, fr
     return _emit_face_points(clipped, kept, n, flip, frame_p, frame_q, normal, pts_a, pts_b, depths, trace)
 
 
-@njit(cache=True)
+@helper
 def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, frame_q, normal, pts_a,
                       pts_b, depths, trace):
     """Face contact of two boxes: the incident face ``poly[:4]`` clipped to the reference face, a
@@ -240,8 +241,8 @@ def _box_face_contact(cf, n, u, v, hu, hv, poly, spare, margin, flip, frame_p, f
 _V3 = types.UniTuple(types.float64, 3)
 
 
-@njit(types.void(types.float64[:, ::1], types.int64, types.float64[:, :], types.int64, _V3, _V3, _V3, _V3,
-                 types.float64), cache=True)  # one copy for the four planes' constant numbers
+@helper(types.void(types.float64[:, ::1], types.int64, types.float64[:, :], types.int64, _V3, _V3, _V3, _V3,
+                   types.float64))  # one copy for the four planes' constant numbers
 def _trace_box_clip(trace, j, poly, m, cf, u, v, n, half):
     """Record the polygon ``poly[:m]`` (face coordinates of ``_box_face_contact``) after its side plane
     ``j`` (0: +u, 1: −u, 2: +v, 3: −v, at ``half`` from the centre ``cf``), plane and vertices in A's
@@ -254,7 +255,7 @@ def _trace_box_clip(trace, j, poly, m, cf, u, v, n, half):
     record_polygon(trace, CLIP, j, poly, m, side, half + dot(side, cf), (cf, u, v, n))
 
 
-@njit(cache=True)
+@helper
 def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, normal, pts_a, pts_b, depths,
                       trace):
     """One point when clipping comes out empty (the bodies overlap only near a corner of the reference
@@ -281,7 +282,7 @@ def _fallback_contact(ref, nref, n, d, poly, margin, flip, frame_p, frame_q, nor
     return 1
 
 
-@njit(cache=True)
+@helper
 def _edge_contact(a0, a1, b0, b1, axis, frame_p, frame_q, normal, pts_a, pts_b, depths, trace):
     """One point at the closest points of edge a0a1 (on A) and edge b0b1 (on B), in a local frame mapped
     to the world by ``frame_p``, ``frame_q``; ``axis`` is the unit normal from A to B. Traced: the two
@@ -304,7 +305,7 @@ def _edge_contact(a0, a1, b0, b1, axis, frame_p, frame_q, normal, pts_a, pts_b, 
 # Box–box.
 
 
-@njit(cache=True)
+@helper
 def _box_face(c, n, e1, h1, h2, out):
     """The 4 corners of the box face with centre ``c``, outward normal ``n``, in-plane unit axis ``e1``
     (half size ``h1``) and ``n × e1`` (half size ``h2``), counter-clockwise seen from outside."""
@@ -317,7 +318,7 @@ def _box_face(c, n, e1, h1, h2, out):
     store3(out, 3, sub(add(c, u), v))
 
 
-@njit(cache=True)
+@helper
 def _box_support_edge(c, axes, h, skip, direction):
     """Centre of the edge of a box (centre ``c``, unit ``axes``, half extents ``h``) parallel to axis
     ``skip`` that lies farthest along ``direction``."""
@@ -329,7 +330,7 @@ def _box_support_edge(c, axes, h, skip, direction):
     return p
 
 
-@njit(cache=True)
+@kernel
 def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Contact manifold of two oriented boxes: the 15-axis separating axis test (``sat.box_box_axes``,
     Ericson 2004, §4.4.1) in A's frame, then face clipping or an edge–edge point (see the module
@@ -410,7 +411,7 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
 # Hulls (and boxes as hulls).
 
 
-@njit(cache=True)
+@helper
 def _box_as_hull(h):
     """The box of half extents ``h`` in the packed hull-table format of ``core.layout``, as hull 0."""
     verts = np.empty((8, 3))
@@ -428,7 +429,7 @@ def _box_as_hull(h):
                       _BOX_EDGES.copy(), _BOX_EDGE_FACES.copy())
 
 
-@njit(cache=True)
+@helper
 def _polygon(HX, f, verts, base, out):
     """Copy the vertices of face ``f`` of table ``HX`` from ``verts`` (rows relative to ``base``) into
     ``out``; returns the vertex count."""
@@ -441,7 +442,7 @@ def _polygon(HX, f, verts, base, out):
     return fvc[f]
 
 
-@njit(cache=True)
+@helper
 def _incident_face(HX, h, verts, vrow0, normals, frow0, n):
     """The incident face of hull ``h`` of table ``HX`` against a reference normal ``n``: among the faces
     through the hull's deepest vertex along -n, the one most anti-parallel to ``n`` (Gregorius 2013).
@@ -470,7 +471,7 @@ def _incident_face(HX, h, verts, vrow0, normals, frow0, n):
     return best, load3(verts, vrow0 + low)
 
 
-@njit(cache=True)
+@helper
 def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts_b, depths, trace):
     """SAT between hull ``ia`` of table ``HA`` (at ``pa``, ``qa``) and hull ``ib`` of ``HB``, in A's frame
     (Gregorius 2013; see the module docstring). Writes the manifold, returns its point count. Traced:
@@ -562,7 +563,7 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
     return count
 
 
-@njit(cache=True)
+@kernel
 def hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Contact manifold of two convex hulls (ids ``prm[0]`` in the hull table ``H``): SAT over face
     normals and Gauss-map-pruned edge pairs (Gregorius 2013), face clipping or edge–edge closest points."""
@@ -570,7 +571,7 @@ def hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, dep
                              pts_b, depths, trace)
 
 
-@njit(cache=True)
+@kernel
 def box_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Contact manifold of a box (A) and a convex hull (B): the box is built as an 8-vertex, 6-face,
     12-edge hull and the hull–hull test runs."""

@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from .broadphase import cell_hash
+from .jit import helper, kernel
 from .layout import BOX, CAPSULE, SPHERE
 from .vecmath import load3, load4, mad, neg, quat_inv_rotate, quat_rotate, scale, sub
 
@@ -22,7 +22,7 @@ MISS = (-1.0, (0.0, 0.0, 0.0))
 PARALLEL = 1e-15
 
 
-@njit(cache=True)
+@kernel
 def ray_sphere(o, d, c, r):
     """Ray against the sphere of centre ``c`` and radius ``r``: the smaller root of
     |o + t·d − c|² = r² (Ericson 2004, §5.3.2)."""
@@ -38,7 +38,7 @@ def ray_sphere(o, d, c, r):
     return t, scale(sub(mad(o, d, t), c), 1.0 / r)
 
 
-@njit(cache=True)
+@kernel
 def ray_box(o, d, p, q, h):
     """Ray against the box of half extents ``h`` at ``p`` with orientation ``q``: the slab method in the
     box's frame (Kay and Kajiya 1986; Williams et al., "An efficient and robust ray–box intersection
@@ -77,7 +77,7 @@ def ray_box(o, d, p, q, h):
     return t_near, quat_rotate(q, n)
 
 
-@njit(cache=True)
+@kernel
 def ray_capsule(o, d, p, q, r, hh):
     """Ray against the capsule of radius ``r`` around the segment (0, ±hh, 0) of the frame (p, q).
 
@@ -111,7 +111,7 @@ def ray_capsule(o, d, p, q, r, hh):
     return best, quat_rotate(q, n)
 
 
-@njit(cache=True)
+@kernel
 def ray_hull(o, d, p, q, H, h):
     """Ray against hull ``h`` of the table ``H`` at (p, q): Cyrus–Beck clipping of the ray against the
     face planes (Ericson 2004, §5.3.8). Planes the ray enters raise the entry parameter, planes it
@@ -147,7 +147,7 @@ def ray_hull(o, d, p, q, H, h):
     return t_near, quat_rotate(q, load3(face_normal, face))
 
 
-@njit(cache=True)
+@kernel
 def ray_body(o, d, kind, prm, p, q, H):
     """Ray against one body's shape, dispatched on its kind: ``(t, normal)``, ``t = -1`` for a miss."""
     if kind == SPHERE:
@@ -159,7 +159,7 @@ def ray_body(o, d, kind, prm, p, q, H):
     return ray_hull(o, d, p, q, H, int(prm[0]))
 
 
-@njit(cache=True)
+@kernel
 def ray_aabb(o, d, lo, hi):
     """Parameters (t_enter, t_exit) of the ray in the box [lo, hi]; t_enter > t_exit when it misses."""
     t0 = -np.inf
@@ -176,14 +176,14 @@ def ray_aabb(o, d, lo, hi):
     return t0, t1
 
 
-@njit(cache=True)
+@helper
 def _closer(t, i, best_t, best_i):
     """Whether hit (t, i) beats the best so far: nearer, or as near from a lower body index (the order a
     loop over bodies would keep), so that the result never depends on the order of the search."""
     return t < best_t or (t == best_t and (best_i < 0 or i < best_i))
 
 
-@njit(cache=True)
+@kernel
 def raycast_grid(o, d, max_t, n, kind, params, pos, quat, H, cell, ent_cell, ent_body, bucket_start,
                  oversize, n_over, bounds, tested):
     """Closest hit of the ray ``o + t·d``, ``0 <= t <= max_t``, among the bodies of a grid built by

@@ -10,8 +10,6 @@ Below a threshold speed nothing bounces, so resting contacts never jitter.
 
 from __future__ import annotations
 
-from numba import njit
-
 from .contact_rows import (
     APPROACH,
     LAM_MAX,
@@ -23,6 +21,7 @@ from .contact_rows import (
     point_normal_velocity,
     push_point_normal,
 )
+from .jit import kernel
 
 RULE_PRODUCT = 0
 RULE_MIN = 1
@@ -32,7 +31,7 @@ RULE_AVERAGE = 3
 RESTITUTION_PASSES = 4  # Gauss–Seidel passes of ``apply_restitution``
 
 
-@njit(cache=True)
+@kernel
 def combine_restitution(ea, eb, rule):
     """The pair's restitution from the two bodies' values under the selected rule (product by default)."""
     if rule == RULE_MIN:
@@ -44,7 +43,7 @@ def combine_restitution(ea, eb, rule):
     return ea * eb
 
 
-@njit(cache=True)
+@kernel
 def apply_restitution(c, pts, bodies, threshold):
     """Restitution after the sub-steps (Box2D v3): each of the ``c`` points that was struck faster than
     ``threshold`` gets the normal velocity e·v_approach, v_approach being the approach speed recorded at

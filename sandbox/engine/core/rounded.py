@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from .bounding_volumes import closest_point_aabb
 from .gjk import gjk_segment_polyhedron
+from .jit import helper, kernel
 from .narrow_trace import AXIS, CHOSEN, EDGE, FACE_A, FACE_B, record, record_closest, record_frame, tracing
 from .vecmath import (
     EPS,
@@ -67,26 +66,26 @@ FACE_COS = 1.0 - 1e-6
 PARALLEL_EPS = 1e-9
 
 
-@njit(cache=True)
+@helper
 def _write_point(i, a, b, depth, pts_a, pts_b, depths):
     store3(pts_a, i, a)
     store3(pts_b, i, b)
     depths[i] = depth
 
 
-@njit(cache=True)
+@helper
 def _capsule_segment(p, q, prm):
     """World end points of a capsule's core segment, from (0, -hh, 0) to (0, hh, 0) in its frame."""
     axis = quat_rotate(q, (0.0, prm[1], 0.0))
     return sub(p, axis), add(p, axis)
 
 
-@njit(cache=True)
+@helper
 def _clamp01(x):
     return min(max(x, 0.0), 1.0)
 
 
-@njit(cache=True)
+@kernel
 def closest_segment_segment(p1, q1, p2, q2):
     """Parameters ``(s, t)`` of the closest points ``p1 + s(q1 - p1)`` and ``p2 + t(q2 - p2)`` of two
     segments, each in [0, 1] (Ericson 2004, §5.1.9). Degenerate segments (points) are allowed; for
@@ -116,7 +115,7 @@ def closest_segment_segment(p1, q1, p2, q2):
     return s, t
 
 
-@njit(cache=True)
+@helper
 def _round_point(ca, ra, cb, rb, n_default, margin, normal, pts_a, pts_b, depths, trace):
     """One contact between balls of radii ``ra`` about ``ca`` and ``rb`` about ``cb`` (the closest points
     of the cores); ``n_default`` is the normal used when the centres coincide."""
@@ -132,14 +131,14 @@ def _round_point(ca, ra, cb, rb, n_default, margin, normal, pts_a, pts_b, depths
     return 1
 
 
-@njit(cache=True)
+@kernel
 def sphere_sphere(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Two spheres: the normal joins the centres (+y when they coincide), depth ``ra + rb - |pb - pa|``."""
     return _round_point(pa, prm_a[0], pb, prm_b[0], (0.0, 1.0, 0.0), margin, normal, pts_a, pts_b, depths,
                         trace)
 
 
-@njit(cache=True)
+@kernel
 def sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Sphere A against capsule B: the sphere centre against the point of the capsule's segment closest to
     it (Ericson 2004, §5.1.2). A centre on the segment is pushed out perpendicular to the axis."""
@@ -151,7 +150,7 @@ def sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b
                         normal, pts_a, pts_b, depths, trace)
 
 
-@njit(cache=True)
+@kernel
 def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Sphere A against box B (Ericson 2004, §5.1.3): the closest box point is the sphere centre clamped
     to the box in the box's frame, where the oriented box is an AABB (``bounding_volumes``). A centre
@@ -204,7 +203,7 @@ def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, de
     return 1
 
 
-@njit(cache=True)
+@helper
 def _rim_point(p0, p1, s, r, d):
     """The point of the capsule (core ``p0 p1``, radius ``r``) farthest along unit ``d`` among those whose
     nearest core point is ``lerp(p0, p1, s)``: the pole of an end cap when ``s`` is an end and ``d``
@@ -217,7 +216,7 @@ def _rim_point(p0, p1, s, r, d):
     return mad(c, normalize(mad(d, ax, -ad / length_sq(ax))), r)
 
 
-@njit(cache=True)
+@helper
 def _nearest_param(p, q0, q1):
     """Parameter in [0, 1] of the point of segment ``q0 q1`` nearest the point ``p`` (Ericson 2004,
     §5.1.2)."""
@@ -225,7 +224,7 @@ def _nearest_param(p, q0, q1):
     return _clamp01(dot(sub(p, q0), dq) / length_sq(dq))
 
 
-@njit(cache=True)
+@helper
 def _overlap_end(a0, a1, b0, b1, w, upper):
     """Core parameters ``(s, t)`` and key of one end of the overlap of two nearly parallel cores along
     the unit axis ``w``: the lower ends' higher one (the upper ends' lower one when ``upper``), paired
@@ -247,7 +246,7 @@ def _overlap_end(a0, a1, b0, b1, w, upper):
     return s, t, dot(w, add(lerp(a0, a1, s), lerp(b0, b1, t)))
 
 
-@njit(cache=True)
+@kernel
 def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Two capsules: closest points of their segments (Ericson 2004, §5.1.9), pushed out by the radii.
 
@@ -319,14 +318,14 @@ def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_
 # Polyhedra (box: hid < 0 with half extents h; hull: hid into H), in the polyhedron's local frame.
 
 
-@njit(cache=True)
+@helper
 def _face_count(H, hid):
     if hid < 0:
         return 6
     return H.face_count[hid]
 
 
-@njit(cache=True)
+@helper
 def _box_plane(axis, sign, h):
     """The plane of the box face on ``axis`` (0, 1, 2) facing ``sign`` (±1): outward unit normal and
     offset, ``n·x = h[axis]``."""
@@ -337,7 +336,7 @@ def _box_plane(axis, sign, h):
     return (0.0, 0.0, sign), h[2]
 
 
-@njit(cache=True)
+@helper
 def _face_plane(H, hid, h, f):
     """Outward unit normal ``n`` and offset ``d`` (``n·x = d``) of face ``f`` (0-based within the shape).
 
@@ -349,14 +348,14 @@ def _face_plane(H, hid, h, f):
     return (fn[g, 0], fn[g, 1], fn[g, 2]), H.face_offset[g]
 
 
-@njit(cache=True)
+@helper
 def _side_count(H, hid, f):
     if hid < 0:
         return 4
     return H.face_vcount[H.face_start[hid] + f]
 
 
-@njit(cache=True)
+@helper
 def _side_plane(H, hid, h, f, j):
     """Plane ``(m, e)`` through edge ``j`` of face ``f``, perpendicular to the face, outward unit ``m``:
     points of the face's prism satisfy ``m·x <= e``. For a hull face (vertices counter-clockwise seen
@@ -378,14 +377,14 @@ def _side_plane(H, hid, h, f, j):
     return m, dot(m, v0)
 
 
-@njit(cache=True)
+@helper
 def _edge_count(H, hid):
     if hid < 0:
         return 12
     return H.edge_count[hid]
 
 
-@njit(cache=True)
+@helper
 def _cyclic(axis, t, a, b):
     """The vector with component ``t`` on ``axis`` and ``a``, ``b`` on the next two axes (cyclically)."""
     if axis == 0:
@@ -395,7 +394,7 @@ def _cyclic(axis, t, a, b):
     return (a, b, t)
 
 
-@njit(cache=True)
+@helper
 def _edge(H, hid, h, k):
     """End points ``v0, v1`` of edge ``k`` and the outward unit normals ``n0, n1`` of its two faces.
 
@@ -414,7 +413,7 @@ def _edge(H, hid, h, k):
     return v0, v1, load3(H.face_normal, H.edge_faces[e, 0]), load3(H.face_normal, H.edge_faces[e, 1])
 
 
-@njit(cache=True)
+@helper
 def _clip_segment(s0, s1, m, e, t_lo, t_hi):
     """Narrow the parameter range ``[t_lo, t_hi]`` of segment ``s0 s1`` to the half-space ``m·x <= e``
     (Cyrus & Beck 1978)."""
@@ -429,7 +428,7 @@ def _clip_segment(s0, s1, m, e, t_lo, t_hi):
     return t_lo, t_hi
 
 
-@njit(cache=True)
+@helper
 def _penetration_axis(H, hid, h, s0, s1, flip, trace):
     """The shortest translation that moves segment ``s0 s1`` out of the polyhedron, by the separating
     axis test over the face normals of the Minkowski sum of the polyhedron and the reversed segment
@@ -468,7 +467,7 @@ def _penetration_axis(H, hid, h, s0, s1, flip, trace):
     return best, axis, face, edge
 
 
-@njit(cache=True)
+@helper
 def _face_pair(H, hid, h, f, s0, s1, r, margin, pts_poly, pts_cap, depths):
     """Two contacts of the capsule (core ``s0 s1``, radius ``r``) lying along face ``f``, or 0.
 
@@ -519,7 +518,7 @@ def _face_pair(H, hid, h, f, s0, s1, r, margin, pts_poly, pts_cap, depths):
     return 2 if k == 2 else 0
 
 
-@njit(cache=True)
+@helper
 def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_a, pts_b, depths, trace):
     """Contacts between a polyhedron at ``pp, qp`` (box ``h`` if ``hid < 0``, else hull ``hid``) and the
     world segment ``c0 c1`` inflated by ``r`` (a capsule; a sphere when ``c0 == c1``).
@@ -618,7 +617,7 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
     return k
 
 
-@njit(cache=True)
+@kernel
 def sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Sphere A against hull B: the sphere centre as a zero-length segment in ``_polyhedron_segment``
     (GJK closest point while outside, nearest face plane inside)."""
@@ -626,7 +625,7 @@ def sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, d
                                bool(True), normal, pts_a, pts_b, depths, trace)
 
 
-@njit(cache=True)
+@kernel
 def box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Box A against capsule B, the box as a polyhedron in ``_polyhedron_segment`` (GJK while separated,
     penetration axis when the segment crosses the box, two points when lying on a face)."""
@@ -635,7 +634,7 @@ def box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, d
                                bool(False), normal, pts_a, pts_b, depths, trace)
 
 
-@njit(cache=True)
+@kernel
 def capsule_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Capsule A against hull B through ``_polyhedron_segment`` (as ``box_capsule``, normal reversed)."""
     c0, c1 = _capsule_segment(pa, qa, prm_a)

@@ -31,8 +31,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
+from .jit import helper, kernel
 from .narrow_trace import (
     AXIS,
     EDGE,
@@ -58,7 +59,7 @@ PARALLEL_TOL = 1e-6
 their axis is one of the face axes, already tested."""
 
 
-@njit(cache=True)
+@helper
 def edge_wins(sep_face: float, sep_edge: float) -> bool:
     """Whether the best edge axis (separation ``sep_edge``) is chosen over the best face axis
     (``sep_face``): only when it is clearly larger (Box2D's relative and absolute tolerances,
@@ -66,7 +67,7 @@ def edge_wins(sep_face: float, sep_edge: float) -> bool:
     return sep_edge > sep_face + (1.0 - REL_TOL) * abs(sep_face) + ABS_TOL
 
 
-@njit(cache=True)
+@kernel
 def is_minkowski_face(a, b, c, d, b_x_a, d_x_c):
     """Do the Gauss-map arcs ab (edge of A, adjacent face normals a, b) and cd (edge of B, negated normals
     c, d) cross? Then the two edges build a face of the Minkowski difference (Gregorius 2013): the arcs'
@@ -78,7 +79,7 @@ def is_minkowski_face(a, b, c, d, b_x_a, d_x_c):
     return cba * dba < 0.0 and adc * bdc < 0.0 and cba * bdc > 0.0
 
 
-@njit(cache=True)
+@kernel
 def face_query(normals, offsets, first, count, verts, vfirst, vcount, sign, margin, trace):
     """Gregorius's face query: for each face ``f`` of one body (unit normal row ``first + f`` of
     ``normals``, plane ``n·x = offsets[first + f]``), the separation of the other body's vertices
@@ -107,7 +108,7 @@ def face_query(normals, offsets, first, count, verts, vfirst, vcount, sign, marg
     return best, face
 
 
-@njit(cache=True)
+@kernel
 def edge_query(vert_a, norm_a, edges_a, faces_a, ea0, ean, vb, nb, edges_b, faces_b, eb0, ebn, vb0, fb0,
                margin, trace):
     """Gregorius's edge query between A's edges ``ea0 .. ea0 + ean`` (rows of ``edges_a``: vertex rows
@@ -161,8 +162,8 @@ def edge_query(vert_a, norm_a, edges_a, faces_a, ea0, ean, vb, nb, edges_b, face
 _V3 = types.UniTuple(types.float64, 3)
 
 
-@njit(types.void(types.float64[:, ::1], types.int64, _V3, types.UniTuple(_V3, 3), _V3,
-                 types.UniTuple(types.float64, 4)), cache=True)
+@helper(types.void(types.float64[:, ::1], types.int64, _V3, types.UniTuple(_V3, 3), _V3,
+                   types.UniTuple(types.float64, 4)))
 def _trace_box_axes(trace, tested, t, eb, pa, qa):
     """Complete the rows of the first ``tested`` axes of ``box_box_axes``, whose loops stored only their
     separations (``narrow_trace.note_separation``), in its order: A's face axes 0, 1, 2, B's, then the
@@ -200,7 +201,7 @@ def _trace_box_axes(trace, tested, t, eb, pa, qa):
     record_frame(trace, pa, qa)
 
 
-@njit(cache=True)
+@kernel
 def box_box_axes(ha, hb, t, eb, margin, pa, qa, trace):
     """The 15-axis separating axis test of two oriented boxes (Gottschalk et al. 1996; Ericson 2004,
     §4.4.1) in A's frame: half extents ``ha``, ``hb``, B's centre ``t`` and unit axes ``eb`` (A's axes are

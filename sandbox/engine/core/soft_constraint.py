@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from .jit import helper
 
 
-@njit(cache=True)
+@helper
 def soft_coefficients(hertz, zeta, h):
     """Soft constraint coefficients (bias rate, mass scale, impulse scale) of a spring of frequency
     ``hertz`` and damping ratio ``zeta`` integrated implicitly over ``h``: with ω = 2πf,

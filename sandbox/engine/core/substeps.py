@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from numba import njit, objmode
+from numba import objmode
 
 from . import contact_solver_reference as reference
 from .block_solver import build_islands, solve_islands
@@ -23,6 +23,7 @@ from .contact_solver import normal_coefficients, reset_impulses, solve_contacts,
 from .depenetration import limit_separation, record_speeds
 from .grab import solve_grabs
 from .integrate import integrate_positions, integrate_velocities
+from .jit import helper, kernel
 from .joints import solve_distance_joints
 from .penalty import penalty_contacts
 from .projection import project_contacts
@@ -41,7 +42,7 @@ from .records import (
 from .restitution import apply_restitution
 
 
-@njit(cache=True)
+@kernel
 def clock():
     """Seconds of a monotonic clock (Python's ``perf_counter``, reached from compiled code)."""
     with objmode(t="float64"):
@@ -49,7 +50,7 @@ def clock():
     return t
 
 
-@njit(cache=True, inline="always")
+@helper(inline="always")
 def solve_joints_and_grabs(joints, grabs, bodies, h, use_bias, settings):
     """One pass over the distance joints and the mouse grabs."""
     # inlined: as a compiled function of its own, this thin wrapper would have numba link and optimise
@@ -60,7 +61,7 @@ def solve_joints_and_grabs(joints, grabs, bodies, h, use_bias, settings):
     solve_grabs(grabs, bodies, h, use_bias)
 
 
-@njit(cache=True, inline="always")
+@helper(inline="always")
 def contact_pass(contacts, bodies, coefficients, warm, all_reference, islands):
     """One pass of the impulse method over every contact point: the coloured blocks by the wide solver
     (unless ``all_reference``), then the overflow (or everything) by the reference solver, then the
@@ -83,7 +84,7 @@ def contact_pass(contacts, bodies, coefficients, warm, all_reference, islands):
         solve_islands(contacts, bodies, coefficients, islands)
 
 
-@njit(cache=True)
+@kernel
 def record_pass(trace_lam, trace_vel, k, contacts, bodies):
     """Row ``k`` of the solver trace (``World.step_traced``): every solver point's accumulated normal and
     two friction impulses, and every body's velocity and angular velocity, after a pass. Nothing when the
@@ -102,7 +103,7 @@ def record_pass(trace_lam, trace_vel, k, contacts, bodies):
             trace_vel[k, i, 3 + j] = bodies.angvel[i, j]
 
 
-@njit(cache=True)
+@kernel
 def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, trace_vel):
     """Advance the velocities and positions of the moving bodies by ``settings.dt`` in
     ``settings.substeps`` sub-steps with the response method ``settings.response``, ``settings.iterations``

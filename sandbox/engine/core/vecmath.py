@@ -6,15 +6,15 @@ and quaternions tuples ``(x, y, z, w)``: numba keeps tuples in registers, where 
 would cost a heap allocation in every inner loop. ``load3``/``store3`` move them in and out of the
 structure-of-arrays storage (rows of ``(n, 3)`` arrays). Matrices are row-major tuples of 9 floats.
 
-The functions are plain ``@njit(cache=True)``: LLVM inlines them into their callers, and leaving out
-numba's own ``inline="always"`` keeps compile times short.
+The functions are plain ``@helper`` or ``@kernel`` (``jit.py``): LLVM inlines them into their callers,
+and leaving out numba's own ``inline="always"`` keeps compile times short.
 """
 
 from __future__ import annotations
 
 import math
 
-from numba import njit
+from .jit import helper, kernel
 
 EPS = 1e-12
 
@@ -23,13 +23,13 @@ ZERO_MAT = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)  # a 3×3 zero matrix, 
 
 # load3 and store3 are called with constant rows too: one explicit signature each, for the reason given in
 # contact_rows.py (numba compiles a copy per literal constant otherwise)
-@njit("UniTuple(float64, 3)(float64[:, ::1], int64)", cache=True)
+@helper("UniTuple(float64, 3)(float64[:, ::1], int64)")
 def load3(a, i):
     """Row ``i`` of an ``(n, 3)`` array as a vector tuple."""
     return (a[i, 0], a[i, 1], a[i, 2])
 
 
-@njit("void(float64[:, ::1], int64, UniTuple(float64, 3))", cache=True)
+@helper("void(float64[:, ::1], int64, UniTuple(float64, 3))")
 def store3(a, i, v):
     """Write vector tuple ``v`` into row ``i`` of an ``(n, 3)`` array."""
     a[i, 0] = v[0]
@@ -37,13 +37,13 @@ def store3(a, i, v):
     a[i, 2] = v[2]
 
 
-@njit(cache=True)
+@helper
 def load4(a, i):
     """Row ``i`` of an ``(n, 4)`` array (a quaternion) as a tuple."""
     return (a[i, 0], a[i, 1], a[i, 2], a[i, 3])
 
 
-@njit(cache=True)
+@helper
 def store4(a, i, q):
     """Write the 4-tuple ``q`` into row ``i`` of an ``(n, 4)`` array."""
     a[i, 0] = q[0]
@@ -52,53 +52,53 @@ def store4(a, i, q):
     a[i, 3] = q[3]
 
 
-@njit(cache=True)
+@kernel
 def add(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@njit(cache=True)
+@kernel
 def sub(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@njit(cache=True)
+@kernel
 def scale(a, s):
     return (a[0] * s, a[1] * s, a[2] * s)
 
 
-@njit(cache=True)
+@helper
 def mad(a, b, s):
     """``a + s·b`` (multiply-add), the most common update in integrators and solvers."""
     return (a[0] + b[0] * s, a[1] + b[1] * s, a[2] + b[2] * s)
 
 
-@njit(cache=True)
+@helper
 def neg(a):
     return (-a[0], -a[1], -a[2])
 
 
-@njit(cache=True)
+@kernel
 def dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True)
+@kernel
 def cross(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(cache=True)
+@kernel
 def length(a):
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
-@njit(cache=True)
+@helper
 def length_sq(a):
     return a[0] * a[0] + a[1] * a[1] + a[2] * a[2]
 
 
-@njit(cache=True)
+@helper
 def normalize(a):
     """Unit vector along ``a``; the zero vector stays zero (callers test the length first)."""
     n = math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
@@ -107,12 +107,12 @@ def normalize(a):
     return (a[0] / n, a[1] / n, a[2] / n)
 
 
-@njit(cache=True)
+@helper
 def lerp(a, b, t):
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t)
 
 
-@njit(cache=True)
+@helper
 def any_perpendicular(n):
     """A unit vector perpendicular to unit ``n``, branching on the largest component for accuracy."""
     if abs(n[0]) >= 0.57735:
@@ -120,7 +120,7 @@ def any_perpendicular(n):
     return normalize((0.0, n[2], -n[1]))
 
 
-@njit(cache=True)
+@kernel
 def tangent_basis(n):
     """Two unit tangents ``t1, t2`` with ``(t1, t2, n)`` right-handed and orthonormal."""
     t1 = any_perpendicular(n)
@@ -132,7 +132,7 @@ def tangent_basis(n):
 # Quaternions (x, y, z, w), unit length for rotations.
 
 
-@njit(cache=True)
+@kernel
 def quat_mul(a, b):
     """Hamilton product ``a ⊗ b`` (apply ``b`` first, then ``a``)."""
     ax, ay, az, aw = a
@@ -145,12 +145,12 @@ def quat_mul(a, b):
     )
 
 
-@njit(cache=True)
+@helper
 def quat_conj(q):
     return (-q[0], -q[1], -q[2], q[3])
 
 
-@njit(cache=True)
+@helper
 def quat_normalize(q):
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     if n < EPS:
@@ -158,7 +158,7 @@ def quat_normalize(q):
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
-@njit(cache=True)
+@kernel
 def quat_rotate(q, v):
     """Rotate ``v`` by unit quaternion ``q``: v' = v + 2w(u×v) + 2u×(u×v), with u the vector part."""
     u = (q[0], q[1], q[2])
@@ -167,13 +167,13 @@ def quat_rotate(q, v):
     return add(add(v, scale(t, w)), cross(u, t))
 
 
-@njit(cache=True)
+@kernel
 def quat_inv_rotate(q, v):
     """Rotate ``v`` by the inverse of unit quaternion ``q`` (world to local frame)."""
     return quat_rotate((-q[0], -q[1], -q[2], q[3]), v)
 
 
-@njit(cache=True)
+@helper
 def quat_integrate(q, w, h):
     """Advance orientation ``q`` by angular velocity ``w`` over time ``h``: q += ½·h·(w,0)⊗q, renormalised.
 
@@ -184,7 +184,7 @@ def quat_integrate(q, w, h):
     return quat_normalize((q[0] + dq[0] * s, q[1] + dq[1] * s, q[2] + dq[2] * s, q[3] + dq[3] * s))
 
 
-@njit(cache=True)
+@kernel
 def quat_to_mat(q):
     """Rotation matrix (row-major 9-tuple) of unit quaternion ``q``."""
     x, y, z, w = q
@@ -202,13 +202,13 @@ def quat_to_mat(q):
 # 3×3 matrices as row-major 9-tuples.
 
 
-@njit(cache=True)
+@helper
 def mat_col(m, j):
     """Column ``j`` of matrix ``m`` (for a rotation: the world direction of local axis ``j``)."""
     return (m[j], m[3 + j], m[6 + j])
 
 
-@njit(cache=True)
+@helper
 def mat_vec(m, v):
     return (
         m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
@@ -217,7 +217,7 @@ def mat_vec(m, v):
     )
 
 
-@njit(cache=True)
+@helper
 def mat_t_vec(m, v):
     """``mᵀ·v``."""
     return (
@@ -227,7 +227,7 @@ def mat_t_vec(m, v):
     )
 
 
-@njit(cache=True)
+@helper
 def load_mat(a, i):
     """Matrix ``i`` of an ``(n, 3, 3)`` array as a 9-tuple."""
     return (
@@ -237,14 +237,14 @@ def load_mat(a, i):
     )
 
 
-@njit(cache=True)
+@helper
 def store_mat(a, i, m):
     for r in range(3):
         for c in range(3):
             a[i, r, c] = m[3 * r + c]
 
 
-@njit(cache=True)
+@helper
 def mat_mul(a, b):
     return (
         a[0] * b[0] + a[1] * b[3] + a[2] * b[6],
@@ -259,18 +259,18 @@ def mat_mul(a, b):
     )
 
 
-@njit(cache=True)
+@helper
 def mat_transpose(m):
     return (m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8])
 
 
-@njit(cache=True)
+@helper
 def rotate_inertia(r, local):
     """World-frame tensor ``R·I·Rᵀ`` of a body-frame tensor ``local`` under rotation matrix ``r``."""
     return mat_mul(mat_mul(r, local), mat_transpose(r))
 
 
-@njit(cache=True)
+@helper
 def mat_inverse(m):
     """Inverse of a 3×3 matrix by the adjugate; the zero matrix when ``m`` is singular."""
     a, b, c, d, e, f, g, h, k = m
@@ -288,7 +288,7 @@ def mat_inverse(m):
     )
 
 
-@njit(cache=True)
+@helper
 def put3(a, v):
     """Write vector tuple ``v`` into the ``(3,)`` array ``a`` (a contact normal, say)."""
     a[0] = v[0]

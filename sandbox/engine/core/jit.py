@@ -1,0 +1,71 @@
+"""How every kernel is compiled: ``@kernel`` and ``@helper``, numba's ``@njit(cache=True)`` without the
+entry points the engine never uses.
+
+Beside a function's own machine code, numba builds two entry points into it, each compiled and optimised
+like any other code: a **CPython wrapper**, which unboxes Python arguments (arrays, records, tuples) so
+that Python can call the function, and a **C wrapper**, which lets the function be handed to another one
+as a first-class function value. The engine never does the second, and three functions in five are called
+only by other kernels, which never go through the first (they call the function's own code, or LLVM
+inlines it). Measured on one cold compile of every kernel (``python -m bench.compile``; the wrappers timed
+by instrumenting numba): the CPython wrappers cost 29 s of 244 s of CPU, 17 s of it for functions only
+kernels call, and the C wrappers 9 s more.
+
+- ``@kernel``: a function that Python calls, the world, a test or a student at the prompt (the
+  seed concepts a lesson points to are kernels, so that they can be tried by hand). No C wrapper.
+- ``@helper``: a function that only other kernels call. Neither wrapper. Calling it from Python raises a
+  ``TypeError`` that says so: numba would otherwise jump to the missing entry point and end the process.
+
+Both take what ``numba.njit`` takes: an explicit signature first, then options such as
+``parallel=True``, ``inline="always"`` or ``error_model="numpy"``; both always cache (``kernel_cache.py``
+says where).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from numba import njit
+from numba.core.registry import CPUDispatcher
+
+
+class HelperDispatcher(CPUDispatcher):
+    """A kernel compiled without its CPython entry point: other kernels call it as any other, Python
+    cannot (``__call__`` raises instead of running code that is not there)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        name = f"{self.py_func.__module__}.{self.py_func.__qualname__}"
+        raise TypeError(f"{name} is a helper compiled for other kernels only (engine/core/jit.py), so Python "
+                        f"cannot call it; call it from an @njit function, or make it a @kernel")
+
+
+def _decorate(fn_or_signature: Any, options: dict[str, Any], python_entry: bool) -> Any:
+    """``njit`` with ``options``, used bare (``@kernel``) or called (``@kernel(parallel=True)``,
+    ``@kernel("void(float64[:])")``)."""
+    flags = {"cache": True, "no_cfunc_wrapper": True, **options}
+    if not python_entry:
+        flags["no_cpython_wrapper"] = True
+
+    def wrap(fn: Callable) -> Any:
+        jitted = njit(*signature, **flags)(fn)
+        if not python_entry and isinstance(jitted, CPUDispatcher):  # not so under NUMBA_DISABLE_JIT
+            # numba builds the dispatcher itself; only its class changes, to one that adds the check above
+            jitted.__class__ = HelperDispatcher
+        return jitted
+
+    if callable(fn_or_signature):
+        signature: tuple = ()
+        return wrap(fn_or_signature)
+    signature = () if fn_or_signature is None else (fn_or_signature,)
+    return wrap
+
+
+def kernel(fn_or_signature: Any = None, **options: Any) -> Any:
+    """``@njit(cache=True)`` for a function Python calls, without the C wrapper (see the module)."""
+    return _decorate(fn_or_signature, options, python_entry=True)
+
+
+def helper(fn_or_signature: Any = None, **options: Any) -> Any:
+    """``@njit(cache=True)`` for a function only other kernels call: no entry point for Python and no C
+    wrapper (see the module); a call from Python raises ``TypeError``."""
+    return _decorate(fn_or_signature, options, python_entry=False)

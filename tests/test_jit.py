@@ -1,0 +1,86 @@
+"""How the kernels are compiled (``sandbox/engine/core/jit.py``): every kernel is a ``@kernel`` (Python
+calls it) or a ``@helper`` (only kernels call it, compiled without the entry points numba would otherwise
+build); a helper called from Python says so instead of crashing the interpreter."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba.core.registry import CPUDispatcher
+
+from sandbox.engine.core import clipping, contact_solver, jit, vecmath
+
+CORE = Path(jit.__file__).parent
+
+
+def core_dispatchers():
+    """Every compiled function defined in a module of ``engine/core``, with its module's name."""
+    for source in sorted(CORE.glob("*.py")):
+        module = importlib.import_module(f"sandbox.engine.core.{source.stem}")
+        for value in vars(module).values():
+            if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module.__name__:
+                yield source.stem, value
+
+
+def test_no_kernel_is_declared_with_plain_njit():
+    for source in CORE.glob("*.py"):
+        if source.name == "jit.py":
+            continue
+        assert not re.search(r"^\s*@njit", source.read_text(encoding="utf-8"), re.MULTILINE), source.name
+
+
+def test_every_kernel_caches_and_builds_no_c_wrapper_and_helpers_no_python_entry():
+    found = list(core_dispatchers())
+    assert len(found) > 200
+    for module, disp in found:
+        name = f"{module}.{disp.py_func.__name__}"
+        assert disp._cache is not None and type(disp._cache).__name__ == "FunctionCache", name
+        assert disp.targetoptions.get("no_cfunc_wrapper") is True, name
+        helper = isinstance(disp, jit.HelperDispatcher)
+        assert bool(disp.targetoptions.get("no_cpython_wrapper")) == helper, name
+    helpers = [d for _, d in found if isinstance(d, jit.HelperDispatcher)]
+    assert len(helpers) > 100
+
+
+def test_a_helper_runs_inside_kernels_and_refuses_a_python_call_by_name():
+    # vecmath.mad is a helper; tangent_basis (a kernel) runs helpers inside, from Python
+    assert isinstance(vecmath.mad, jit.HelperDispatcher)
+    t1, t2 = vecmath.tangent_basis((0.0, 1.0, 0.0))
+    assert abs(np.dot(t1, t2)) < 1e-12 and abs(np.dot(t1, (0.0, 1.0, 0.0))) < 1e-12
+    with pytest.raises(TypeError, match=r"sandbox\.engine\.core\.vecmath\.mad is a helper compiled for"):
+        vecmath.mad((1.0, 2.0, 3.0), (1.0, 1.0, 1.0), 2.0)
+    with pytest.raises(TypeError, match="solve_colours is a helper"):
+        contact_solver.solve_colours(None, None, None, False)
+
+
+def test_the_seed_concepts_stay_callable_from_python():
+    # Sutherland–Hodgman is a seed concept a lesson points to: a student can call it at the prompt
+    assert not isinstance(clipping.clip_against_plane, jit.HelperDispatcher)
+    square = np.array([(-1.0, 0.0, -1.0), (1.0, 0.0, -1.0), (1.0, 0.0, 1.0), (-1.0, 0.0, 1.0)])
+    out = np.zeros((5, 3))
+    m = clipping.clip_against_plane(square, 4, out, (1.0, 0.0, 0.0), 0.5)  # keep x <= 0.5
+    assert m == 4
+    kept = out[:m]
+    assert kept[:, 0].max() == 0.5
+    x, z = kept[:, 0], kept[:, 2]
+    area = 0.5 * abs(np.dot(x, np.roll(z, -1)) - np.dot(z, np.roll(x, -1)))  # the shoelace formula
+    assert area == pytest.approx(1.5 * 2.0)
+
+
+def test_the_decorators_take_a_signature_and_options_as_njit_does():
+    @jit.helper("float64(float64)")
+    def twice(x):
+        return 2.0 * x
+
+    @jit.kernel(error_model="numpy")
+    def ratio(a, b):
+        return twice(a) / b
+
+    assert ratio(3.0, 0.0) == np.inf  # numpy's error model: no ZeroDivisionError
+    assert twice.signatures and isinstance(twice, jit.HelperDispatcher)
+    with pytest.raises(TypeError, match="twice is a helper"):
+        twice(1.0)
