@@ -1,5 +1,5 @@
 """Threads: the step's parallel loops (``World.threads``) give the same state bit for bit whatever the
-number of threads, since every parallel iteration writes only its own slots (the narrow phase's pairs,
+number of threads, since every parallel iteration writes only its own slots (the narrow phase's shares,
 the solver's blocks of one colour, the contact preparation's blocks, the integrators' bodies).
 
 The scene is large enough that every parallel loop takes its parallel path (``test_scene_takes_the_
@@ -22,7 +22,7 @@ from sandbox.engine.core.broadphase import PARALLEL_SWEEP
 from sandbox.engine.core.contact_rows import L
 from sandbox.engine.core.graph_color import COLORS, PARALLEL_BLOCKS
 from sandbox.engine.core.narrowphase import PARALLEL_PAIRS
-from sandbox.engine.core.threads import available_threads, use_threads
+from sandbox.engine.core.threads import available_threads, run_on_threads, use_threads
 from tests.test_determinism import mixed_pile
 
 STEPS = 300
@@ -119,3 +119,29 @@ def test_bad_thread_counts_are_refused_by_name(bad):
         w.threads = bad
     assert repr(bad) in str(err.value)
     assert w.threads == available_threads()
+
+
+def test_run_on_threads_runs_every_share_once_and_waits_for_all():
+    seen = np.zeros(8, np.int64)
+
+    def task(i, n):
+        assert n == 8
+        seen[i] += 1
+
+    run_on_threads(task, 8)
+    assert seen.tolist() == [1] * 8
+
+
+def test_run_on_threads_raises_a_share_error_after_every_share_finished():
+    done = []
+
+    def task(i, n):
+        if i == n - 1:
+            raise RuntimeError(f"share {i} failed")
+        done.append(i)
+
+    with pytest.raises(RuntimeError, match="share 2 failed"):
+        run_on_threads(task, 3)
+    assert sorted(done) == [0, 1]
+    with pytest.raises(ValueError, match="n must be at least 1, got 0"):
+        run_on_threads(task, 0)

@@ -18,12 +18,12 @@ call the pair tests directly, not through ``_dispatch``, which would hand on the
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from .jit import helper, kernel
 from .layout import BOX, CAPSULE, HULL, MAX_POINTS, SPHERE
 from .narrow_trace import step_buffer
 from .polyhedra import box_box, box_hull, hull_hull
+from .records import HullArrays
 from .rounded import (
     box_capsule,
     capsule_capsule,
@@ -33,19 +33,19 @@ from .rounded import (
     sphere_hull,
     sphere_sphere,
 )
+from .threads import run_on_threads, threads_in_use
 from .vecmath import load3, load4
 
 N_CODES = 16
 """Kind-pair codes ``kind_a * 4 + kind_b`` range over 0..15 (only ``kind_a <= kind_b`` occur)."""
 PARALLEL_PAIRS = 256
-"""The fewest candidate pairs that ``collide_pairs`` shares out over the threads: below, the launch of
-the parallel loop (some 10 µs) would cost more than the pair tests it shares."""
+"""The fewest candidate pairs that ``collide_pairs`` shares out over the threads: below, handing the
+shares to the pool's threads (some tens of µs) would cost more than the pair tests it shares."""
 SHARES = 32
-"""How many shares the pairs are cut into (``_collide_share``), whatever the thread count: numba's parallel
-loop hands each thread an equal run of them (``numba.get_num_threads()`` in compiled code would keep the
-kernel out of the cache)."""
+"""How many shares the pairs are cut into (``collide_shares``), whatever the thread count: thread i of n
+takes shares i, i + n, …"""
 SHARE_ROWS = 64
-"""Pairs per run of a share (see ``_collide_share``)."""
+"""Pairs per run of a share (see ``collide_shares``)."""
 
 
 @kernel
@@ -172,11 +172,10 @@ def _collide_bucket(code, job):
             _store_manifold(order[r], k, scratch, out)
 
 
-@helper
+@kernel
 def _sort_by_kind(pairs, npairs, kind, order):
-    """The stable counting sort of ``collide_pairs``' first pass: the pair indices into ``order`` by kind
-    pair; returns the buckets' starts (``N_CODES + 1`` of them). Apart from ``collide_pairs``, whose
-    ``parallel=True`` would turn every array made there into a parallel loop of its own."""
+    """The first pass of ``collide_pairs``, a stable counting sort (Cormen et al., §8.2): the pair
+    indices into ``order`` by kind pair; returns the buckets' starts (``N_CODES + 1`` of them)."""
     start = np.zeros(N_CODES + 1, np.int64)
     for p in range(npairs):
         a, b = _ordered_pair(pairs, p, kind)
@@ -192,66 +191,37 @@ def _sort_by_kind(pairs, npairs, kind, order):
     return start
 
 
-@helper
-def _collide_share(t, shares, start, order, bodies, H, out):
-    """Share ``t`` of ``shares`` of the middle pass of ``collide_pairs``: the pairs of the kind-sorted
-    ``order`` in runs of ``SHARE_ROWS``, run r going to share r mod ``shares``, so that every share gets
-    some of each kind pair (their costs differ a hundredfold: a sphere pair against a hull pair) and
-    writes its rows in runs (few cache lines shared with another share). Uses scratch arrays of its
-    own."""
+@kernel(nogil=True)
+def collide_shares(first, stride, shares, start, order, bodies, H, out):
+    """The middle pass of ``collide_pairs``, nearly all its work: shares ``first``, ``first + stride``, …
+    of ``shares``, each the pairs of the kind-sorted ``order`` in runs of ``SHARE_ROWS``, run r going to
+    share r mod ``shares``, so that every share gets some of each kind pair (their costs differ a
+    hundredfold: a sphere pair against a hull pair) and writes its rows in runs (few cache lines shared
+    with another share). ``bodies = (pairs, kind, params, pos, quat, margin_body)``, ``out`` the five
+    output arrays; the manifold of pair ``p`` goes to row ``p``. Uses scratch arrays of its own and
+    releases the GIL (``nogil``), so that several threads can run it at once on different shares."""
     scratch = (np.zeros(3), np.zeros((MAX_POINTS, 3)), np.zeros((MAX_POINTS, 3)), np.zeros(MAX_POINTS))
     # a trace buffer without rows: a step records nothing (narrow_trace.py; StepTrace.pair retraces a pair)
     trace = step_buffer()
-    for code in range(N_CODES):
-        lo = start[code]
-        hi = start[code + 1]
-        if hi == lo:
-            continue
-        r = lo // SHARE_ROWS
-        r += (t - r % shares) % shares  # the first run of this share that reaches into the bucket
-        while r * SHARE_ROWS < hi:
-            first = max(r * SHARE_ROWS, lo)
-            last = min((r + 1) * SHARE_ROWS, hi)
-            _collide_bucket(code, (order, first, last, bodies, H, scratch, out, trace))
-            r += shares
+    for t in range(first, shares, stride):
+        for code in range(N_CODES):
+            lo = start[code]
+            hi = start[code + 1]
+            if hi == lo:
+                continue
+            r = lo // SHARE_ROWS
+            r += (t - r % shares) % shares  # the first run of this share that reaches into the bucket
+            while r * SHARE_ROWS < hi:
+                first_row = max(r * SHARE_ROWS, lo)
+                last_row = min((r + 1) * SHARE_ROWS, hi)
+                _collide_bucket(code, (order, first_row, last_row, bodies, H, scratch, out, trace))
+                r += shares
 
 
-@kernel(parallel=True)
-def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a, out_b, out_normal,
-                  out_npoints, out_pa, out_pb, out_depth):
-    """Manifolds of the candidate pairs ``pairs[:npairs]`` ((P, 2) body rows), written compactly into
-    the ``out_*`` arrays (sized ≥ ``npairs`` by the caller) in the order of the pairs; returns the number
-    of manifolds.
-
-    Each pair is ordered so that ``kind[a] <= kind[b]`` (``out_a``/``out_b`` record that order; the
-    normal points from ``out_a`` to ``out_b``) and tested with margin ``margin_body[a] + margin_body[b]``:
-    pairs farther apart than that give no manifold, closer ones give points with depth down to -margin.
-    ``pos`` holds centres of mass, ``quat`` orientations (x, y, z, w), ``H`` the hull table.
-
-    Three passes: a stable counting sort of the pair indices by kind pair (Cormen et al., §8.2) into
-    ``out_a``, used as scratch; one loop per bucket, writing pair ``p``'s manifold to row ``p``; then the
-    rows that hold a manifold are moved down to the front, which keeps the pairs' order (the solver's
-    warm start merges manifolds sorted by body pair).
-
-    The middle pass, nearly all the work, runs on the threads (``prange`` over ``_collide_share``'s
-    shares) once there are ``PARALLEL_PAIRS`` pairs: each pair writes only its own row, so the manifolds
-    are the same bit for bit whatever the thread count, and the two cheap counting passes stay serial.
-    What it buys: this kernel is some two thirds of the collide stage (the manifold cache's passes, serial,
-    are the rest); with two threads on two cores that stage went from 5.8 to 4.3 ms per step on S3 (4000
-    spheres) and 5.4 to 4.2 ms on the S1 pile of 4096 (``python -m bench.threads``, a machine shared with
-    other programs)."""
-    order = out_a
-    start = _sort_by_kind(pairs, npairs, kind, order)
-    bodies = (pairs, kind, params, pos, quat, margin_body)
-    out = (out_normal, out_npoints, out_pa, out_pb, out_depth)
-    # int(), np.int64(): one argument type at both calls (no literals, no prange's unsigned index), so
-    # that numba compiles _collide_share once
-    if npairs < PARALLEL_PAIRS:
-        _collide_share(int(0), int(1), start, order, bodies, H, out)
-    else:
-        for t in prange(SHARES):
-            _collide_share(np.int64(t), int(SHARES), start, order, bodies, H, out)
-
+@kernel
+def _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth):
+    """The last pass of ``collide_pairs``: move the rows that hold a manifold down to the front, keeping
+    the pairs' order, and record each one's bodies in kind order; returns how many there are."""
     m = 0
     for p in range(npairs):
         k = out_npoints[p]
@@ -271,6 +241,45 @@ def collide_pairs(pairs, npairs, kind, params, pos, quat, H, margin_body, out_a,
                 out_depth[m, i] = out_depth[p, i]
         m += 1
     return m
+
+
+def collide_pairs(pairs: np.ndarray, npairs: int, kind: np.ndarray, params: np.ndarray, pos: np.ndarray,
+                  quat: np.ndarray, H: HullArrays, margin_body: np.ndarray, out_a: np.ndarray,
+                  out_b: np.ndarray, out_normal: np.ndarray, out_npoints: np.ndarray, out_pa: np.ndarray,
+                  out_pb: np.ndarray, out_depth: np.ndarray) -> int:
+    """Manifolds of the candidate pairs ``pairs[:npairs]`` ((P, 2) body rows), written compactly into
+    the ``out_*`` arrays (sized ≥ ``npairs`` by the caller) in the order of the pairs; returns the number
+    of manifolds.
+
+    Each pair is ordered so that ``kind[a] <= kind[b]`` (``out_a``/``out_b`` record that order; the
+    normal points from ``out_a`` to ``out_b``) and tested with margin ``margin_body[a] + margin_body[b]``:
+    pairs farther apart than that give no manifold, closer ones give points with depth down to -margin.
+    ``pos`` holds centres of mass, ``quat`` orientations (x, y, z, w), ``H`` the hull table.
+
+    Three passes: a stable counting sort of the pair indices by kind pair into ``out_a``, used as scratch
+    (``_sort_by_kind``); one loop per bucket, writing pair ``p``'s manifold to row ``p``
+    (``collide_shares``); then the rows that hold a manifold are moved down to the front, which keeps the
+    pairs' order (``_compact``; the solver's warm start merges manifolds sorted by body pair).
+
+    The middle pass runs on the threads once there are ``PARALLEL_PAIRS`` pairs: ``SHARES`` shares, dealt
+    out to ``threads_in_use()`` threads (``threads.run_on_threads``: the calling thread and a pool's
+    workers, each in ``collide_shares`` with the GIL released). Each pair writes only its own row, so the
+    manifolds are the same bit for bit whatever the thread count. It is a thread pool, not a ``prange``, on
+    purpose: numba compiles a parallel loop's body as a kernel of its own and wraps it twice more, each
+    time optimising again everything it calls, here every pair test: the narrow phase compiled five
+    times over, some 18 s of CPU (``bench.compile``). A step launches it once, so the pool's hand-off
+    (tens of µs) costs nothing that matters."""
+    order = out_a
+    start = _sort_by_kind(pairs, npairs, kind, order)
+    bodies = (pairs, kind, params, pos, quat, margin_body)
+    out = (out_normal, out_npoints, out_pa, out_pb, out_depth)
+    threads = threads_in_use()
+    if npairs < PARALLEL_PAIRS or threads == 1:
+        collide_shares(0, 1, 1, start, order, bodies, H, out)
+    else:
+        run_on_threads(lambda i, n: collide_shares(i, n, SHARES, start, order, bodies, H, out),
+                       min(threads, SHARES))
+    return _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth)
 
 
 @kernel

@@ -1,4 +1,5 @@
-"""How many threads the kernels' parallel loops (``prange``) run on.
+"""How many threads the kernels' parallel loops (``prange``) run on, and a pool of threads for the kernels
+that Python shares out itself (``run_on_threads``).
 
 Numba starts a pool of ``NUMBA_NUM_THREADS`` threads (the machine's cores unless that variable says
 otherwise) and runs a ``prange`` loop on the first ``numba.get_num_threads()`` of them; that count is
@@ -16,6 +17,8 @@ of them). On an idle machine a spinning thread answers faster (about 2 µs again
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # read when the pool starts: before numba's first loop
 
@@ -27,8 +30,38 @@ def available_threads() -> int:
     return int(numba.config.NUMBA_NUM_THREADS)
 
 
+def threads_in_use() -> int:
+    """How many threads the calling thread's next parallel loop runs on (``use_threads``)."""
+    return int(numba.get_num_threads())
+
+
 def use_threads(n: int) -> None:
     """Run the parallel loops that the calling thread starts next on ``n`` threads
     (1 ≤ n ≤ ``available_threads()``, checked by the caller)."""
     if numba.get_num_threads() != n:
         numba.set_num_threads(n)
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def run_on_threads(task: Callable[[int, int], object], n: int) -> None:
+    """Run ``task(i, n)`` for i = 0, …, n − 1 at the same time: i = 0 on the calling thread, the others
+    on a pool of worker threads (``available_threads() − 1`` of them, started on first use). Returns when
+    every one has finished, raising the first error. Only worth it for a ``task`` that spends its time in
+    a kernel that releases the GIL (``nogil=True``); each must write only its own part of the output."""
+    global _pool
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=max(available_threads() - 1, 1),
+                                   thread_name_prefix="sandbox-kernels")
+    futures = [_pool.submit(task, i, n) for i in range(1, n)]
+    try:
+        task(0, n)
+    finally:
+        # wait for every share, also when this thread's failed: none may still be writing afterwards
+        errors = [f.exception() for f in futures]
+    for error in errors:
+        if error is not None:
+            raise error
