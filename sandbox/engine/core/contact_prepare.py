@@ -11,7 +11,6 @@ anchors within 5 cm in body A's frame.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from .contact_rows import (
     APPROACH,
@@ -46,7 +45,9 @@ from .graph_color import PARALLEL_BLOCKS
 from .impulse import point_velocity
 from .jit import helper, kernel
 from .layout import pair_key
+from .records import Blocks, BodyState, ContactPoints, Manifolds, StoredImpulses
 from .restitution import combine_restitution
+from .threads import run_on_threads, threads_in_use
 from .vecmath import (
     ZERO_MAT,
     cross,
@@ -77,28 +78,33 @@ def match_previous(m, mb_a, mb_b, m_first, previous, nbodies, match):
         match[i] = j if (j < prev_m and prev_key[j] == key and m_first[i] >= 0) else -1
 
 
-@kernel(parallel=True)
-def prepare_contacts(nb, blocks, manifolds, m_first, bodies, rules, match, previous, warm_starting, pts, Inv):
+def prepare_contacts(nb: int, blocks: Blocks, manifolds: Manifolds, m_first: np.ndarray, bodies: BodyState,
+                     rules: tuple[int, int], match: np.ndarray, previous: StoredImpulses, warm_starting: bool,
+                     pts: ContactPoints, Inv: np.ndarray) -> None:
     """``prepare_blocks`` over the ``nb`` blocks. Each block writes only its own points and lanes, so with
-    ``PARALLEL_BLOCKS`` blocks or more they are shared out over the threads (``prange``), block ``b`` to
-    share ``b`` mod the shares, one share per set of lane rows in ``Inv`` (one set per thread of numba's
-    pool): the result is the serial one, bit for bit. What it buys: this kernel is most of the
-    prepare_contacts stage, a tenth of the step; with two threads on two cores the stage went from 5.0 to
-    3.2 ms per step on S3 and 4.7 to 3.2 ms on the S1 pile of 4096 (``python -m bench.threads``). Fewer
-    blocks stay on the calling thread (no parallel launch)."""
-    shares = len(Inv) // (NI * STRIDE)
-    if nb < PARALLEL_BLOCKS or shares == 1:
-        # int(): plain integers, not literals, and np.int64 for prange's unsigned index below, so that
-        # numba compiles prepare_blocks once, not once per argument type
-        prepare_blocks(int(0), int(1), nb, blocks, manifolds, m_first, bodies, rules, match, previous,
-                       warm_starting, pts, Inv)
-    else:
-        for t in prange(shares):
-            prepare_blocks(np.int64(t), shares, nb, blocks, manifolds, m_first, bodies, rules, match,
-                           previous, warm_starting, pts, Inv[t * NI * STRIDE:(t + 1) * NI * STRIDE])
+    ``PARALLEL_BLOCKS`` blocks or more they are shared out over the threads (``threads.run_on_threads``,
+    ``prepare_blocks`` releasing the GIL): block ``b`` to share ``b`` mod the shares, one share per set
+    of lane rows in ``Inv`` (one set per thread of numba's pool), and the result is the serial one, bit
+    for bit. What it buys: ``prepare_blocks`` is most of the prepare_contacts stage, a tenth of the step;
+    with two threads on two cores the stage went from 5.0 to 3.2 ms per step on S3 and 4.7 to 3.2 ms on the
+    S1 pile of 4096 (``python -m bench.threads``, as a ``prange``). A pool rather than a ``prange``, for the
+    narrow phase's reason (``narrowphase.collide_pairs``): numba would compile the body three times more.
+    Fewer blocks stay on the calling thread."""
+    shares = min(len(Inv) // (NI * STRIDE), threads_in_use())
+    if nb < PARALLEL_BLOCKS or shares <= 1:
+        prepare_blocks(0, 1, nb, blocks, manifolds, m_first, bodies, rules, match, previous, warm_starting,
+                       pts, Inv)
+        return
+
+    def share(t: int, n: int) -> None:
+        rows = Inv[t * NI * STRIDE:(t + 1) * NI * STRIDE]  # this share's own lane rows
+        prepare_blocks(t, n, nb, blocks, manifolds, m_first, bodies, rules, match, previous, warm_starting,
+                       pts, rows)
+
+    run_on_threads(share, shares)
 
 
-@helper
+@kernel(nogil=True)
 def prepare_blocks(first, step, nb, blocks, manifolds, m_first, bodies, rules, match, previous, warm_starting,
                    pts, Inv):
     """Turn the ``manifolds`` of blocks ``first``, ``first + step``, … below ``nb`` into solver contact
