@@ -90,11 +90,9 @@ def prepare_contacts(nb: int, blocks: Blocks, manifolds: Manifolds, m_first: np.
     S1 pile of 4096 (``python -m bench.threads``, as a ``prange``). A pool rather than a ``prange``, for the
     narrow phase's reason (``narrowphase.collide_pairs``): numba would compile the body three times more.
     Fewer blocks stay on the calling thread."""
-    shares = min(len(Inv) // (NI * STRIDE), threads_in_use())
-    if nb < PARALLEL_BLOCKS or shares <= 1:
-        prepare_blocks(0, 1, nb, blocks, manifolds, m_first, bodies, rules, match, previous, warm_starting,
-                       pts, Inv)
-        return
+    # one share per thread in use, each with its own set of lane rows; one share, on the calling thread,
+    # below PARALLEL_BLOCKS blocks
+    shares = min(len(Inv) // (NI * STRIDE), threads_in_use()) if nb >= PARALLEL_BLOCKS else 1
 
     def share(t: int, n: int) -> None:
         rows = Inv[t * NI * STRIDE:(t + 1) * NI * STRIDE]  # this share's own lane rows

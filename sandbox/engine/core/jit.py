@@ -46,6 +46,10 @@ def _decorate(fn_or_signature: Any, options: dict[str, Any], python_entry: bool)
     if not python_entry:
         flags["no_cpython_wrapper"] = True
 
+    if callable(fn_or_signature):  # used bare: @kernel
+        return _decorate(None, options, python_entry)(fn_or_signature)
+    signature = () if fn_or_signature is None else (fn_or_signature,)
+
     def wrap(fn: Callable) -> Any:
         jitted = njit(*signature, **flags)(fn)
         if not python_entry and isinstance(jitted, CPUDispatcher):  # not so under NUMBA_DISABLE_JIT
@@ -53,10 +57,6 @@ def _decorate(fn_or_signature: Any, options: dict[str, Any], python_entry: bool)
             jitted.__class__ = HelperDispatcher
         return jitted
 
-    if callable(fn_or_signature):
-        signature: tuple = ()
-        return wrap(fn_or_signature)
-    signature = () if fn_or_signature is None else (fn_or_signature,)
     return wrap
 
 

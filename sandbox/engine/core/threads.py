@@ -38,7 +38,7 @@ def threads_in_use() -> int:
 def use_threads(n: int) -> None:
     """Run the parallel loops that the calling thread starts next on ``n`` threads
     (1 ≤ n ≤ ``available_threads()``, checked by the caller)."""
-    if numba.get_num_threads() != n:
+    if threads_in_use() != n:
         numba.set_num_threads(n)
 
 
