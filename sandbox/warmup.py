@@ -146,10 +146,10 @@ def cache_is_warm() -> bool:
     if folder is None:
         return False
     for source in kernel_cache.CORE.glob("*.py"):
-        # only modules with a kernel numba caches on its own (every @kernel and @helper caches, jit.py):
-        # one inlined everywhere (inline="always") is compiled into its callers and leaves no index
+        # only modules with a kernel numba caches on its own (every @kernel caches, no @helper does,
+        # jit.py): one inlined everywhere (inline="always") is compiled into its callers, leaving no index
         text = source.read_text(encoding="utf-8")
-        decorators = re.findall(r"^@(?:kernel|helper)\b(.*)$", text, re.MULTILINE)
+        decorators = re.findall(r"^@kernel\b(.*)$", text, re.MULTILINE)
         if not any('inline="always"' not in args for args in decorators):
             continue
         if not any(folder.glob(f"{source.stem}.*.nbi")):

@@ -33,14 +33,15 @@ def test_no_kernel_is_declared_with_plain_njit():
         assert not re.search(r"^\s*@njit", source.read_text(encoding="utf-8"), re.MULTILINE), source.name
 
 
-def test_every_kernel_caches_and_builds_no_c_wrapper_and_helpers_no_python_entry():
+def test_kernels_cache_helpers_do_not_and_neither_builds_a_c_wrapper_nor_a_helper_a_python_entry():
     found = list(core_dispatchers())
     assert len(found) > 200
     for module, disp in found:
         name = f"{module}.{disp.py_func.__name__}"
-        assert disp._cache is not None and type(disp._cache).__name__ == "FunctionCache", name
-        assert disp.targetoptions.get("no_cfunc_wrapper") is True, name
         helper = isinstance(disp, jit.HelperDispatcher)
+        caches = disp._cache is not None and type(disp._cache).__name__ == "FunctionCache"
+        assert caches != helper, name
+        assert disp.targetoptions.get("no_cfunc_wrapper") is True, name
         assert bool(disp.targetoptions.get("no_cpython_wrapper")) == helper, name
     helpers = [d for _, d in found if isinstance(d, jit.HelperDispatcher)]
     assert len(helpers) > 100
@@ -84,3 +85,21 @@ def test_the_decorators_take_a_signature_and_options_as_njit_does():
     assert twice.signatures and isinstance(twice, jit.HelperDispatcher)
     with pytest.raises(TypeError, match="twice is a helper"):
         twice(1.0)
+
+
+def test_a_helper_gets_no_machine_code_of_its_own_the_kernel_calling_it_carries_it():
+    @jit.helper("float64(float64)")
+    def thrice(x):
+        return 3.0 * x
+
+    @jit.kernel
+    def plus_one(x):
+        return thrice(x) + 1.0
+
+    assert plus_one(2.0) == 7.0
+    helper_code = thrice.overloads[thrice.signatures[0]].library
+    kernel_code = plus_one.overloads[plus_one.signatures[0]].library
+    assert isinstance(helper_code, jit.LazyCodeLibrary) and isinstance(kernel_code, jit.LazyCodeLibrary)
+    assert helper_code._waiting  # optimised, linked into plus_one, never made machine code
+    assert not kernel_code._waiting
+    assert type(thrice._cache).__name__ == "NullCache"  # nothing to cache: plus_one's entry holds its code
