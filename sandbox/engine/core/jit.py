@@ -23,7 +23,9 @@ is compiled, helpers included, and a kernel then links each helper's LLVM code i
 turns the whole into machine code again: the helper's own machine code is never run. ``LazyCodeLibrary``
 waits until something asks for a function's address (Python calling a kernel) or for its object code
 (the cache), which never happens to a helper. So helpers do not cache: a kernel's cache entry holds its
-helpers' code, linked in, and a launch loads kernels only (``kernel_cache.py`` says where). Measured with
+helpers' code, linked in, and a launch loads kernels only (``kernel_cache.py`` says where). The exception
+is a helper declared with its signature, which numba compiles as its module is imported: that one caches,
+or every launch would compile it again. Measured with
 ``python -m bench.compile``: 147 s of CPU before, 131 s after; the kernels' machine code is the same, so
 the results are bit for bit the same.
 """
@@ -102,13 +104,13 @@ cpu_target.target_context.codegen().__class__ = LazyCodegen
 def _decorate(fn_or_signature: Any, options: dict[str, Any], python_entry: bool) -> Any:
     """``njit`` with ``options``, used bare (``@kernel``) or called (``@kernel(parallel=True)``,
     ``@kernel("void(float64[:])")``)."""
-    flags = {"cache": python_entry, "no_cfunc_wrapper": True, **options}
-    if not python_entry:
-        flags["no_cpython_wrapper"] = True
-
     if callable(fn_or_signature):  # used bare: @kernel
         return _decorate(None, options, python_entry)(fn_or_signature)
     signature = () if fn_or_signature is None else (fn_or_signature,)
+    # a helper given its signature is compiled when its module is imported, on every launch, unless cached
+    flags = {"cache": python_entry or bool(signature), "no_cfunc_wrapper": True, **options}
+    if not python_entry:
+        flags["no_cpython_wrapper"] = True
 
     def wrap(fn: Callable) -> Any:
         jitted = njit(*signature, **flags)(fn)
@@ -127,5 +129,6 @@ def kernel(fn_or_signature: Any = None, **options: Any) -> Any:
 
 def helper(fn_or_signature: Any = None, **options: Any) -> Any:
     """``@njit`` for a function only other kernels call: no entry point for Python and no C wrapper, no
-    cache entry of its own (see the module); a call from Python raises ``TypeError``."""
+    cache entry of its own unless given its signature (see the module); a call from Python raises
+    ``TypeError``."""
     return _decorate(fn_or_signature, options, python_entry=False)
