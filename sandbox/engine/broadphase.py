@@ -151,7 +151,6 @@ class BroadPhase:
         self._sidx = np.zeros(cap, np.int64)
         self._sbox = np.zeros((6, cap))
         self._sstatic = np.zeros(cap, np.bool_)
-        self._flags = np.zeros(cap, np.bool_)
         self._obj_next = np.zeros(cap, np.int64)
         self._alloc_nodes(1)
 
@@ -211,7 +210,7 @@ class BroadPhase:
         if method == "sap":
             count, self._sap_axis, self._sap_live = kernels.sap_pairs(
                 n, alive, static, lo, hi, self._order, self._sap_axis, self._skey, self._sidx, self._sbox,
-                self._sstatic, self._flags, pairs)
+                self._sstatic, pairs)
             return count
         if method == "grid":
             g = self._grid

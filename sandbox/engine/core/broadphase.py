@@ -20,15 +20,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import prange
 
 from .bounding_volumes import aabb_aabb
 from .jit import helper, kernel
 from .layout import BOX, CAPSULE, SPHERE
+from .threads import run_on_threads, threads_in_use
 from .vecmath import load3, load4, mat_col, mat_vec, quat_to_mat
 
 PARALLEL_SWEEP = 1024
-"""The fewest boxes that ``sap_pairs`` sweeps on the threads."""
+"""The fewest boxes that ``sap_pairs`` sweeps on the threads: below, handing out the shares (some tens of
+µs) would cost more than the sweep it shares."""
 SWEEP_SHARES = 32
 """How many shares the parallel sweep is cut into (whatever the thread count, as ``narrowphase.SHARES``)."""
 SWEEP_ROWS = 64
@@ -221,39 +222,24 @@ def sweep_share(t, shares, m, sbox, sidx, sstatic, flags, pairs):
     return count
 
 
-@kernel(parallel=True)
-def sap_pairs(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx, sbox, sstatic, flags,
-              pairs):
-    """Sort and sweep (Ericson 2004, §7.5.2; Baraff 1992): sort the boxes by their minimum along the
-    axis of greatest variance, then sweep: box ``a`` can only overlap the boxes that start after it and
-    no later than its maximum, a run found by binary search (the early break of the sweep).
-
-    ``order`` (persistent between steps, a permutation of ``0..n-1``) is re-sorted by insertion sort
-    when the axis is unchanged (``prev_axis``), by a full sort otherwise or when the insertion sort
-    meets too much disorder. The live bodies are then gathered in sorted order into ``sidx``,
-    ``sstatic`` and the rows of ``sbox`` (0, 1: min and max along the axis; 2, 3 and 4, 5: along the
-    two others), so that the sweep reads contiguous memory. Each run is tested in two passes: a
-    branch-free pass writing one overlap flag per candidate (which the compiler vectorises), then a
-    scan of the flags; testing and branching per candidate is several times slower, its branch being
-    unpredictable. Returns (pair count, axis, number of live bodies gathered).
-
-    With ``PARALLEL_SWEEP`` boxes or more, the sweep runs on the threads (``prange``) in ``SWEEP_SHARES``
-    shares (``sweep_share``), share t writing its pairs into the t-th of as many equal regions of
-    ``pairs``; the regions are then closed up. A share that finds more pairs than its region holds makes
-    the returned count ask for ``SWEEP_SHARES`` times that many rows (the caller grows ``pairs`` and
-    calls again). The pairs come in another order than the serial sweep's, the same set, and
-    ``sort_pairs`` puts them in one order: the result does not depend on the threads. What it buys: the
-    sweep is most of ``find_pairs`` (the sort and the gathering before it stay serial); with two threads
-    on two cores the stage went from 4.0 to 2.6 ms per step on the S1 pile of 4096 and from 4.6 to 3.0 ms
-    on S3 (``python -m bench.threads``, a machine shared with other programs)."""
+@kernel
+def sap_sort(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx, sbox, sstatic):
+    """The sort of ``sap_pairs``: ``order`` (persistent between steps, a permutation of ``0..n-1``) sorted
+    by the boxes' minimum along the axis of greatest variance, by insertion sort when the axis is that of
+    the last step (``prev_axis``), by a full sort otherwise or when the insertion sort meets too much
+    disorder; then the live bodies gathered in that order into ``sidx``, ``sstatic`` and the rows of
+    ``sbox`` (0, 1: min and max along the axis; 2, 3 and 4, 5: along the two others), so that the sweep
+    reads contiguous memory. Returns (axis, number of live bodies gathered)."""
     axis = variance_axis(n, alive, aabb_min, aabb_max)
     if axis != prev_axis or not insertion_sort_order(order, skey, n, aabb_min, axis, 4 * n + 64):
         for k in range(n):
             skey[k] = aabb_min[k, axis]
-        order[:n] = np.argsort(skey[:n], kind="mergesort")
+        sorted_order = np.argsort(skey[:n], kind="mergesort")
+        for k in range(n):  # a loop, not order[:n] = ... (see substeps.run_substeps)
+            order[k] = sorted_order[k]
     u = (axis + 1) % 3
     v = (axis + 2) % 3
-    m = int(0)  # not a literal 0: numba would compile sweep_share once for it and once for int64
+    m = 0
     for k in range(n):
         i = order[k]
         if alive[i]:
@@ -266,28 +252,68 @@ def sap_pairs(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx
             sbox[4, m] = aabb_min[i, v]
             sbox[5, m] = aabb_max[i, v]
             m += 1
-    # int(), np.int64(): one argument type at both calls, so that numba compiles sweep_share once
-    if m < PARALLEL_SWEEP:
-        return sweep_share(int(0), int(1), m, sbox, sidx, sstatic, flags, pairs), axis, m
-    region = pairs.shape[0] // SWEEP_SHARES
-    found = np.empty(SWEEP_SHARES, np.int64)  # (np.zeros would be a parallel loop of its own here)
-    for t in prange(SWEEP_SHARES):
-        found[t] = sweep_share(np.int64(t), int(SWEEP_SHARES), m, sbox, sidx, sstatic, np.empty(m, np.bool_),
-                               pairs[t * region:(t + 1) * region])
+    return axis, m
+
+
+@kernel(nogil=True)
+def sweep_shares(first, step, shares, m, sbox, sidx, sstatic, pairs, found):
+    """Shares ``first``, ``first + step``, … of the sweep of the ``m`` gathered boxes cut into ``shares``
+    (``sweep_share``), share t writing its pairs into the t-th of ``shares`` equal regions of ``pairs``
+    and how many it found into ``found[t]``. Releases the GIL: one thread of ``threads.run_on_threads``
+    runs it."""
+    region = pairs.shape[0] // shares
+    flags = np.empty(m, np.bool_)
+    for t in range(first, shares, step):
+        found[t] = sweep_share(t, shares, m, sbox, sidx, sstatic, flags, pairs[t * region:(t + 1) * region])
+
+
+@kernel
+def close_up(pairs, found):
+    """The pairs of ``sweep_shares``, found[t] of them at the start of the t-th of ``len(found)`` equal
+    regions of ``pairs``, moved down into one run at the front; returns how many. When a share found
+    more than its region holds, moves nothing and returns ``len(found)`` times that many or the total,
+    whichever is more: the row count that ``pairs`` must grow to."""
+    shares = found.shape[0]
+    region = pairs.shape[0] // shares
     most = 0
     total = 0
-    for t in range(SWEEP_SHARES):
+    for t in range(shares):
         most = max(most, found[t])
         total += found[t]
     if most > region:
-        return max(total, SWEEP_SHARES * most), axis, m
-    count = 0
-    for t in range(SWEEP_SHARES):
+        return max(total, shares * most)
+    count = found[0]
+    for t in range(1, shares):
         for r in range(t * region, t * region + found[t]):  # down, never past a row still to be read
             pairs[count, 0] = pairs[r, 0]
             pairs[count, 1] = pairs[r, 1]
             count += 1
-    return count, axis, m
+    return count
+
+
+def sap_pairs(n: int, alive: np.ndarray, static: np.ndarray, aabb_min: np.ndarray, aabb_max: np.ndarray,
+              order: np.ndarray, prev_axis: int, skey: np.ndarray, sidx: np.ndarray, sbox: np.ndarray,
+              sstatic: np.ndarray, pairs: np.ndarray) -> tuple[int, int, int]:
+    """Sort and sweep (Ericson 2004, §7.5.2; Baraff 1992): sort the boxes by their minimum along the
+    axis of greatest variance (``sap_sort``), then sweep: box ``a`` can only overlap the boxes that start
+    after it and no later than its maximum, a run found by binary search (the early break of the sweep;
+    ``sweep_share``). Returns (pair count, axis, number of live bodies gathered).
+
+    With ``PARALLEL_SWEEP`` boxes or more and more than one thread in use, the sweep is cut into
+    ``SWEEP_SHARES`` shares dealt out to the threads (``threads.run_on_threads``, each thread in
+    ``sweep_shares`` with the GIL released), share t writing its pairs into the t-th of as many equal
+    regions of ``pairs``; ``close_up`` then closes up the regions. The pairs come in another order than
+    one share's, the same set, and ``sort_pairs`` puts them in one order: the result does not depend on
+    the threads. What it buys: the sweep is most of ``find_pairs`` (the sort and the gathering before it
+    stay serial); with two threads on two cores the stage went from 4.0 to 2.6 ms per step on the S1 pile
+    of 4096 and from 4.6 to 3.0 ms on S3 (``python -m bench.threads``, then as a ``prange``, which numba
+    compiles as a kernel of its own wrapped twice more: a pool of threads compiles once)."""
+    axis, m = sap_sort(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx, sbox, sstatic)
+    threads = min(threads_in_use(), SWEEP_SHARES) if m >= PARALLEL_SWEEP else 1
+    found = np.zeros(SWEEP_SHARES if threads > 1 else 1, np.int64)
+    shares = len(found)
+    run_on_threads(lambda i, k: sweep_shares(i, k, shares, m, sbox, sidx, sstatic, pairs, found), threads)
+    return close_up(pairs, found), axis, m
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -308,7 +334,11 @@ def grid_cell_size(n, alive, aabb_min, aabb_max, scratch):
             m += 1
     if m == 0:
         return 1.0
-    med = np.median(scratch[:m])
+    # the median through the merge sort that sap_sort compiles anyway: np.median would compile numba's
+    # quickselect, some 2 s of compile (bench.compile), for a stage that is not the default
+    o = np.argsort(scratch[:m], kind="mergesort")
+    h = m // 2
+    med = scratch[o[h]] if m % 2 else 0.5 * (scratch[o[h - 1]] + scratch[o[h]])
     return 2.0 * med if med > 0.0 else 1.0
 
 

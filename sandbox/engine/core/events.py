@@ -75,7 +75,10 @@ def touching_keys(m, body_a, body_b, npoints, depth, impulse, nbodies, keys, row
             # sorted as float64 (exact: keys stay below 2**53): the broad phase's sort is compiled for
             # float64 keys, and numba compiles the merge sort again for each key type
             order = np.argsort(keys[:t].astype(np.float64), kind="mergesort")
-            keys[:t] = keys[:t][order]
-            rows[:t] = rows[:t][order]
+            sorted_keys = keys[:t][order]
+            sorted_rows = rows[:t][order]
+            for r in range(t):  # a loop, not keys[:t] = ... (see substeps.run_substeps)
+                keys[r] = sorted_keys[r]
+                rows[r] = sorted_rows[r]
             break
     return t

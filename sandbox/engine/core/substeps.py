@@ -137,7 +137,12 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
     if mode == IMPULSE and (all_reference or contacts.wide_blocks < contacts.blocks):
         # the reference solver linearises the contacts with the inertias of the start of the step, as
         # the wide solver's cached Jacobian rows do
-        bodies.inv_inertia_start[:n] = bodies.inv_inertia[:n]
+        # a loop rather than a slice assignment: numba compiles for an array assigned to a slice a shape
+        # check whose error message alone (string formatting) cost some 3 s of compile (bench.compile)
+        for i in range(n):
+            for r in range(3):
+                for c in range(3):
+                    bodies.inv_inertia_start[i, r, c] = bodies.inv_inertia[i, r, c]
     islands = build_islands(contacts, bodies)  # after the inertias of the start of the step: they make A
     record_speeds(bodies)
     k = int(0)  # the solver trace's next row
