@@ -110,3 +110,22 @@ def test_a_helper_gets_no_machine_code_of_its_own_the_kernel_calling_it_carries_
 @jit.helper("float64(float64)")
 def twice_known(x):
     return 2.0 * x
+
+
+def test_compile_flags_read_all_at_once_give_what_numba_reads_one_by_one():
+    from numba.core import targetconfig
+    from numba.core.compiler import Flags
+
+    assert targetconfig.TargetConfig.values is jit._config_values  # installed when jit.py is imported
+    flags = Flags()
+    flags.no_cpython_wrapper = True
+    flags.error_model = "numpy"
+    by_property = {name: getattr(flags, name) for name in Flags.options}
+    assert flags.values() == by_property
+    assert list(flags.values()) == list(Flags.options)
+    same = Flags()
+    same.error_model = "numpy"
+    same.no_cpython_wrapper = True
+    assert same == flags and hash(same) == hash(flags)
+    same.boundscheck = True
+    assert same != flags
