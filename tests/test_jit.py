@@ -129,3 +129,22 @@ def test_compile_flags_read_all_at_once_give_what_numba_reads_one_by_one():
     assert same == flags and hash(same) == hash(flags)
     same.boundscheck = True
     assert same != flags
+
+
+def test_importing_the_engine_again_compiles_nothing():
+    # helpers declared with their signature compile as their module is imported; they must come from the
+    # cache the next time (this process's import has cached them), or every launch compiles them again
+    import subprocess
+    import sys
+
+    script = ("from numba.core import event\n"
+              "names = []\n"
+              "class Count(event.Listener):\n"
+              "    def on_start(self, ev): names.append(ev.data['dispatcher'].py_func.__qualname__)\n"
+              "    def on_end(self, ev): pass\n"
+              "event.register('numba:compile', Count())\n"
+              "import sandbox.engine\n"
+              "print(names)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         cwd=CORE.parent.parent.parent)
+    assert out.stdout.strip() == "[]"
