@@ -203,7 +203,11 @@ def insertion_sort_order(order, skey, n, aabb_min, axis, max_moves):
 def sweep_share(t, shares, m, sbox, sidx, sstatic, flags, pairs):
     """The sweep of ``sap_pairs`` over share ``t`` of ``shares`` of the ``m`` sorted boxes: the runs of
     ``SWEEP_ROWS`` boxes ``a`` whose number is ``t`` mod ``shares``, in order. Writes the pairs into
-    ``pairs`` as far as it has rows (``emit_pair``) and returns how many it found."""
+    ``pairs`` as far as it has rows (``emit_pair``) and returns how many it found.
+
+    Each run is tested in two passes: a branch-free pass writing one overlap flag per candidate (which
+    the compiler vectorises), then a scan of the flags; testing and branching per candidate is several
+    times slower, its branch being unpredictable."""
     key = sbox[0, :m]
     u_min, u_max, v_min, v_max = sbox[2], sbox[3], sbox[4], sbox[5]
     count = int(0)  # a plain integer for emit_pair, not a literal (see contact_rows.py)
