@@ -22,7 +22,7 @@ from sandbox.engine.core.broadphase import PARALLEL_SWEEP
 from sandbox.engine.core.contact_rows import L
 from sandbox.engine.core.graph_color import COLORS, PARALLEL_BLOCKS
 from sandbox.engine.core.narrowphase import PARALLEL_PAIRS
-from sandbox.engine.core.threads import available_threads, run_on_threads, use_threads
+from sandbox.engine.core.threads import available_threads, run_on_threads, share_out, use_threads
 from tests.test_determinism import mixed_pile
 
 STEPS = 300
@@ -119,6 +119,20 @@ def test_bad_thread_counts_are_refused_by_name(bad):
         w.threads = bad
     assert repr(bad) in str(err.value)
     assert w.threads == available_threads()
+
+
+@needs_two
+def test_share_out_gives_every_thread_in_use_a_fixed_set_of_shares_or_one_share_below_the_threshold():
+    try:
+        use_threads(2)
+        assert share_out(500, 256, 32) == (2, 32)
+        assert share_out(256, 256, 32) == (2, 32)
+        assert share_out(255, 256, 32) == (1, 1)  # below the threshold: one share, on the calling thread
+        assert share_out(500, 256, 1) == (1, 1)  # no more threads than shares
+        use_threads(1)
+        assert share_out(500, 256, 32) == (1, 1)  # one thread: one share, not 32 in a row
+    finally:
+        use_threads(available_threads())
 
 
 def test_run_on_threads_runs_every_share_once_and_waits_for_all():

@@ -24,7 +24,7 @@ import numpy as np
 from .bounding_volumes import aabb_aabb
 from .jit import helper, kernel
 from .layout import BOX, CAPSULE, SPHERE
-from .threads import run_on_threads, threads_in_use
+from .threads import run_on_threads, share_out
 from .vecmath import load3, load4, mat_col, mat_vec, quat_to_mat
 
 PARALLEL_SWEEP = 1024
@@ -313,9 +313,8 @@ def sap_pairs(n: int, alive: np.ndarray, static: np.ndarray, aabb_min: np.ndarra
     of 4096 and from 4.6 to 3.0 ms on S3 (``python -m bench.threads``, then as a ``prange``, which numba
     compiles as a kernel of its own wrapped twice more: a pool of threads compiles once)."""
     axis, m = sap_sort(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx, sbox, sstatic)
-    threads = min(threads_in_use(), SWEEP_SHARES) if m >= PARALLEL_SWEEP else 1
-    found = np.zeros(SWEEP_SHARES if threads > 1 else 1, np.int64)
-    shares = len(found)
+    threads, shares = share_out(m, PARALLEL_SWEEP, SWEEP_SHARES)
+    found = np.zeros(shares, np.int64)
     run_on_threads(lambda i, k: sweep_shares(i, k, shares, m, sbox, sidx, sstatic, pairs, found), threads)
     return close_up(pairs, found), axis, m
 

@@ -47,7 +47,7 @@ from .jit import helper, kernel
 from .layout import pair_key
 from .records import Blocks, BodyState, ContactPoints, Manifolds, StoredImpulses
 from .restitution import combine_restitution
-from .threads import run_on_threads, threads_in_use
+from .threads import run_on_threads, share_out
 from .vecmath import (
     ZERO_MAT,
     cross,
@@ -90,9 +90,8 @@ def prepare_contacts(nb: int, blocks: Blocks, manifolds: Manifolds, m_first: np.
     S1 pile of 4096 (``python -m bench.threads``, as a ``prange``). A pool rather than a ``prange``, for the
     narrow phase's reason (``narrowphase.collide_pairs``): numba would compile the body three times more.
     Fewer blocks stay on the calling thread."""
-    # one share per thread in use, each with its own set of lane rows; one share, on the calling thread,
-    # below PARALLEL_BLOCKS blocks
-    shares = min(len(Inv) // (NI * STRIDE), threads_in_use()) if nb >= PARALLEL_BLOCKS else 1
+    # one share per thread in use, each with its own set of lane rows in Inv
+    shares, _ = share_out(nb, PARALLEL_BLOCKS, len(Inv) // (NI * STRIDE))
 
     def share(t: int, n: int) -> None:
         rows = Inv[t * NI * STRIDE:(t + 1) * NI * STRIDE]  # this share's own lane rows

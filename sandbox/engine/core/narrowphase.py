@@ -33,7 +33,7 @@ from .rounded import (
     sphere_hull,
     sphere_sphere,
 )
-from .threads import run_on_threads, threads_in_use
+from .threads import run_on_threads, share_out
 from .vecmath import load3, load4
 
 N_CODES = 16
@@ -273,10 +273,7 @@ def collide_pairs(pairs: np.ndarray, npairs: int, kind: np.ndarray, params: np.n
     start = _sort_by_kind(pairs, npairs, kind, order)
     bodies = (pairs, kind, params, pos, quat, margin_body)
     out = (out_normal, out_npoints, out_pa, out_pb, out_depth)
-    # SHARES shares dealt out to the threads in use; below PARALLEL_PAIRS pairs, or on one thread, a single
-    # share on the calling thread, which runs each bucket in one loop
-    threads = min(threads_in_use(), SHARES) if npairs >= PARALLEL_PAIRS else 1
-    shares = SHARES if threads > 1 else 1
+    threads, shares = share_out(npairs, PARALLEL_PAIRS, SHARES)
     run_on_threads(lambda i, n: collide_shares(i, n, shares, start, order, bodies, H, out), threads)
     return _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth)
 

@@ -42,6 +42,16 @@ def use_threads(n: int) -> None:
         numba.set_num_threads(n)
 
 
+def share_out(count: int, threshold: int, shares: int) -> tuple[int, int]:
+    """How ``run_on_threads`` shares out ``count`` items cut into ``shares`` fixed shares: (threads,
+    shares), the threads in use (at most ``shares``) taking the ``shares`` shares; or (1, 1), one share on
+    the calling thread, below ``threshold`` items (handing out the shares would cost more than it saves)
+    or with one thread in use (one share does the work in one loop). The shares, not the threads, cut the
+    work, so the result does not depend on the thread count."""
+    threads = min(threads_in_use(), shares) if count >= threshold else 1
+    return (threads, shares) if threads > 1 else (1, 1)
+
+
 _pool: ThreadPoolExecutor | None = None
 
 
