@@ -1,6 +1,6 @@
 """How the kernels are compiled (``sandbox/engine/core/jit.py``): every kernel is a ``@kernel`` (Python
 calls it) or a ``@helper`` (only kernels call it, compiled without the entry points numba would otherwise
-build); a helper called from Python says so instead of crashing the interpreter."""
+build); a helper called from Python by hand runs a copy compiled with the entry point instead."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from numba.core.registry import CPUDispatcher
 
-from sandbox.engine.core import clipping, contact_solver, jit, vecmath
+from sandbox.engine.core import clipping, jit, vecmath
 
 CORE = Path(jit.__file__).parent
 
@@ -48,20 +48,31 @@ def test_kernels_cache_helpers_do_not_and_neither_builds_a_c_wrapper_nor_a_helpe
     assert len(helpers) > 100
 
 
-def test_a_helper_runs_inside_kernels_and_refuses_a_python_call_by_name():
-    # vecmath.mad is a helper; tangent_basis (a kernel) runs helpers inside, from Python
+def test_a_helper_called_by_hand_runs_a_python_callable_copy_of_itself():
+    # vecmath.mad is a helper; tangent_basis (a kernel) runs helpers inside
     assert isinstance(vecmath.mad, jit.HelperDispatcher)
     t1, t2 = vecmath.tangent_basis((0.0, 1.0, 0.0))
     assert abs(np.dot(t1, t2)) < 1e-12 and abs(np.dot(t1, (0.0, 1.0, 0.0))) < 1e-12
-    with pytest.raises(TypeError, match=r"sandbox\.engine\.core\.vecmath\.mad is a helper compiled for"):
-        vecmath.mad((1.0, 2.0, 3.0), (1.0, 1.0, 1.0), 2.0)
-    with pytest.raises(TypeError, match="solve_colours is a helper"):
-        contact_solver.solve_colours(None, None, None, False)
+    assert vecmath.mad((1.0, 2.0, 3.0), (1.0, 1.0, 1.0), 2.0) == (3.0, 4.0, 5.0)
+    copy = vecmath.mad._by_hand
+    assert not isinstance(copy, jit.HelperDispatcher) and copy.py_func is vecmath.mad.py_func
+    assert not copy.targetoptions.get("no_cpython_wrapper")
+    assert vecmath.mad.targetoptions["no_cpython_wrapper"]  # the helper itself is unchanged
+    assert vecmath.mad((0.0, 0.0, 0.0), (1.0, 2.0, 3.0), 0.5) == (0.5, 1.0, 1.5)
+    assert vecmath.mad._by_hand is copy  # compiled once
+    # numba keys cache entries by function and signature: the copy of a helper that caches (one declared
+    # with its signature, compiled on import) must not, or it would load the helper's entry-less code
+    rows = np.arange(6.0).reshape(2, 3)
+    assert type(vecmath.load3._cache).__name__ == "FunctionCache"
+    assert vecmath.load3(rows, 1) == (3.0, 4.0, 5.0)
+    assert type(vecmath.load3._by_hand._cache).__name__ == "NullCache"
+    assert len(vecmath.load3.signatures) == 1 and vecmath.load3.targetoptions["no_cpython_wrapper"]
 
 
 def test_the_seed_concepts_stay_callable_from_python():
-    # Sutherland–Hodgman is a seed concept a lesson points to: a student can call it at the prompt
-    assert not isinstance(clipping.clip_against_plane, jit.HelperDispatcher)
+    # Sutherland–Hodgman is a seed concept a lesson points to: a student can call it at the prompt,
+    # although in a step only the pair tests call it (a helper)
+    assert isinstance(clipping.clip_against_plane, jit.HelperDispatcher)
     square = np.array([(-1.0, 0.0, -1.0), (1.0, 0.0, -1.0), (1.0, 0.0, 1.0), (-1.0, 0.0, 1.0)])
     out = np.zeros((5, 3))
     m = clipping.clip_against_plane(square, 4, out, (1.0, 0.0, 0.0), 0.5)  # keep x <= 0.5
@@ -71,6 +82,7 @@ def test_the_seed_concepts_stay_callable_from_python():
     x, z = kept[:, 0], kept[:, 2]
     area = 0.5 * abs(np.dot(x, np.roll(z, -1)) - np.dot(z, np.roll(x, -1)))  # the shoelace formula
     assert area == pytest.approx(1.5 * 2.0)
+    assert type(clipping.clip_against_plane._by_hand._cache).__name__ == "FunctionCache"
 
 
 def test_the_decorators_take_a_signature_and_options_as_njit_does():
@@ -84,8 +96,13 @@ def test_the_decorators_take_a_signature_and_options_as_njit_does():
 
     assert ratio(3.0, 0.0) == np.inf  # numpy's error model: no ZeroDivisionError
     assert twice.signatures and isinstance(twice, jit.HelperDispatcher)
-    with pytest.raises(TypeError, match="twice is a helper"):
-        twice(1.0)
+    assert twice(1.5) == 3.0  # by hand: a copy with the entry point
+
+    @jit.helper(error_model="numpy")
+    def inverse(x):
+        return 1.0 / x
+
+    assert inverse(0.0) == np.inf  # the copy keeps the helper's options
 
 
 def test_a_helper_gets_no_machine_code_of_its_own_the_kernel_calling_it_carries_it():

@@ -330,7 +330,7 @@ def solve_island(pk, n, contacts, bodies, coefficients, S):
             return
 
 
-@kernel
+@helper
 def normal_sweep(pk, n, cw, row, pb, inv_mass, moving, inv_start, vel, angvel, dpos, drot, coefficients,
                  c_soft, S):
     """The normal solve of ``solve_island`` once. Returns False when the least-squares factorisation

@@ -11,11 +11,11 @@ phase is ``sphere_aabb``'s clamp done in the box's own frame, where an oriented 
 
 from __future__ import annotations
 
-from .jit import kernel
+from .jit import helper
 from .vecmath import dot, sub
 
 
-@kernel
+@helper
 def aabb_aabb(min_a, max_a, min_b, max_b):
     """True when the closed boxes [min_a, max_a] and [min_b, max_b] overlap (touching faces count): their
     intervals overlap on x, y and z. Written with ``&``, not ``and``: six comparisons without branches run
@@ -24,14 +24,14 @@ def aabb_aabb(min_a, max_a, min_b, max_b):
             & (min_a[2] <= max_b[2]) & (min_b[2] <= max_a[2]))
 
 
-@kernel
+@helper
 def closest_point_aabb(p, lo, hi):
     """The point of the box [lo, hi] closest to ``p``: ``p`` clamped to the box axis by axis (``p`` itself
     when inside)."""
     return (min(max(p[0], lo[0]), hi[0]), min(max(p[1], lo[1]), hi[1]), min(max(p[2], lo[2]), hi[2]))
 
 
-@kernel
+@helper
 def sphere_aabb(center, radius, lo, hi):
     """True when the sphere (``center``, ``radius``) and the box [lo, hi] overlap: the squared distance
     from the centre to the closest box point is at most r²."""

@@ -88,7 +88,7 @@ def compute_aabbs(n, alive, kind, params, pos, quat, H, margin_body, aabb_min, a
             aabb_max[i, k] = hi[k] + g
 
 
-@kernel
+@helper
 def overlap(aabb_min, aabb_max, i, j):
     """True when the boxes of rows ``i`` and ``j`` overlap (``bounding_volumes.aabb_aabb``)."""
     return aabb_aabb(load3(aabb_min, i), load3(aabb_max, i), load3(aabb_min, j), load3(aabb_max, j))

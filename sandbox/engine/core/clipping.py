@@ -14,12 +14,12 @@ plane are the contact points, and ``reduce_to_four`` keeps the four that hold th
 
 from __future__ import annotations
 
-from .jit import kernel
+from .jit import helper
 from .narrow_trace import CLIP, IDENTITY, record_polygon, tracing
 from .vecmath import add, cross, dot, length_sq, load3, scale, store3, sub
 
 
-@kernel
+@helper
 def clip_against_plane(src, m, dst, side, off):
     """One Sutherland–Hodgman stage: the part of the convex polygon ``src[:m]`` where side·x <= off,
     written to ``dst`` (at most m + 1 vertices); returns its vertex count."""
@@ -38,7 +38,7 @@ def clip_against_plane(src, m, dst, side, off):
     return out
 
 
-@kernel
+@helper
 def clip_to_face(ref, nref, n, poly, npoly, spare, trace):
     """Sutherland–Hodgman: clip the convex polygon ``poly[:npoly]`` against the side planes of the
     reference polygon ``ref[:nref]`` (CCW around its normal ``n``). The planes pass through the reference
@@ -62,7 +62,7 @@ def clip_to_face(ref, nref, n, poly, npoly, spare, trace):
     return src, m
 
 
-@kernel
+@helper
 def reduce_to_four(pts, m, n):
     """Indices of at most 4 of the ``m`` contact points (rows of ``pts``: x, y, z, depth): the deepest,
     the farthest from it, then the two that span the largest triangles with those on either side of

@@ -218,7 +218,7 @@ def warm_start_block(blk, B, cw, mb_a, mb_b, bodies, V):
     scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.vel, bodies.angvel, V)
 
 
-@kernel(inline="always")
+@helper(inline="always")
 def warm_start(contacts, bodies):
     """Apply the accumulated impulses again (Catto 2005) to the coloured blocks of ``contacts`` (a
     ``SolverContacts``): the solver starts from last sub-step's answer, which is what makes stacks
@@ -259,7 +259,7 @@ def store_normal(cw, base, j, new, lam_max):
     cw[at(base, LAM_MAX, j)] = lam_max
 
 
-@kernel(error_model="numpy", inline="always")
+@helper(error_model="numpy", inline="always")
 def friction_update(cw, base, j, va, wa, vb, wb, ima, imb):
     """Coulomb friction of lane ``j``'s point (see ``solve_contacts``): the tangential impulse vector that
     stops the sliding, clamped to the disc of radius μ·λn. Returns the new velocities. Written without
@@ -393,7 +393,7 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
     scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
 
 
-@kernel(inline="always")
+@helper(inline="always")
 def solve_contacts(contacts, bodies, coefficients):
     """One sequential-impulse pass over the contact points (Catto 2005), soft-step variant, block by
     block (see the module's docstring).

@@ -56,7 +56,7 @@ from .contact_rows import (
     separation_now,
 )
 from .impulse import effective_mass, push_pair
-from .jit import helper, kernel
+from .jit import helper
 from .patch import solve_patch
 from .vecmath import ZERO_MAT, cross, dot, load3, load_mat, mat_vec, store3, sub
 
@@ -122,7 +122,7 @@ def friction_point(k, cw, row, pb, inv_mass, moving, inv_inertia_start, vel, ang
     store_pair_velocities(moving, vel, angvel, a, b, va, wa, vb, wb)
 
 
-@kernel
+@helper
 def solve_point(k, contacts, bodies, coefficients, warm):
     """Solve contact point ``k`` once (or, with ``warm``, apply its accumulated impulses again)."""
     cw = contacts.pts.cw

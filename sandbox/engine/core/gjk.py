@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .jit import helper, kernel
+from .jit import helper
 from .narrow_trace import SIMPLEX, VERTEX, record, tracing
 from .vecmath import add, cross, dot, length_sq, lerp, load3, scale, store3, sub
 
@@ -191,7 +191,7 @@ def _record_simplex(trace, iteration, n, P, S, lam, v):
         record(trace, VERTEX, 0, 1, 0, load3(S, i), lam[i])
 
 
-@kernel
+@helper
 def gjk_segment_polyhedron(s0, s1, H, hid, h, trace):
     """Closest points of segment ``s0 s1`` (a point when ``s0 == s1``) and a convex polyhedron.
 

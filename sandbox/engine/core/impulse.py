@@ -15,7 +15,7 @@ rA×d and IA⁻¹(rA×d) once per step (``contact_prepare.jacobian_lanes``); the
 
 from __future__ import annotations
 
-from .jit import helper, kernel
+from .jit import helper
 from .vecmath import add, cross, dot, load3, mad, mat_vec, store3, sub
 
 
@@ -25,7 +25,7 @@ def point_velocity(vel, angvel, i, r):
     return add(load3(vel, i), cross(load3(angvel, i), r))
 
 
-@kernel
+@helper
 def effective_mass(ima, imb, ia, ib, ra, rb, d):
     """The effective mass K along the unit direction ``d`` of a contact between bodies of inverse masses
     ``ima``, ``imb`` and world inverse inertias ``ia``, ``ib`` (row-major 9-tuples) at the anchors
@@ -39,7 +39,7 @@ def effective_mass(ima, imb, ia, ib, ra, rb, d):
     return dot(d, d) / inv_k if inv_k > 0.0 else 0.0
 
 
-@kernel
+@helper
 def apply_impulse_pair(vel, angvel, a, b, ima, imb, ia, ib, ra, rb, p):
     """Apply impulse ``p`` to body b at ``rb`` and ``-p`` to body a at ``ra`` (Newton's third law), for
     bodies of inverse masses ``ima``, ``imb`` and world inverse inertias ``ia``, ``ib`` (row-major

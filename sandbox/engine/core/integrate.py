@@ -39,7 +39,7 @@ def is_isotropic(m):
             and m[0] == m[4] and m[4] == m[8])
 
 
-@kernel
+@helper
 def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, inv_inertia_local,
                          gravity_scale, gravity, h, linear_damping, angular_damping):
     """Advance the velocities of the rows flagged in ``moving`` (awake, dynamic) by one sub-step ``h``.
@@ -81,7 +81,7 @@ def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, 
         store3(angvel, i, scale(quat_rotate(q, w1), ang))
 
 
-@kernel
+@helper
 def integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h, dpos, drot):
     """x += h·v and q += ½·h·ω⊗q (renormalised) for the ``moving`` rows, then the world inverse inertia
     R·I⁻¹·Rᵀ from the new orientation (I⁻¹ itself for an isotropic body, ``is_isotropic``). ``dpos`` and

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .jit import helper, kernel
 
 
-@kernel
+@helper
 def find(parent, i):
     """Root of ``i``'s set, halving the path on the way up."""
     while parent[i] != i:

@@ -34,7 +34,7 @@ manifolds and the lists kept from step to step (warm starting, the manifold cach
 all sorted by it, so matching one list against another is a merge.
 """
 
-from .jit import kernel
+from .jit import helper
 
 SPHERE = 0
 BOX = 1
@@ -45,7 +45,7 @@ KIND_NAMES = ("sphere", "box", "capsule", "hull")
 MAX_POINTS = 4
 
 
-@kernel
+@helper
 def pair_key(a, b, nbodies):
     """The key of the body pair {a, b} among ``nbodies`` rows (either order gives the same key)."""
     return min(a, b) * nbodies + max(a, b)

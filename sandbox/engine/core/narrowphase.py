@@ -48,7 +48,7 @@ SHARE_ROWS = 64
 """Pairs per run of a share (see ``collide_shares``)."""
 
 
-@kernel
+@helper
 def _dispatch(ka, kb, pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Call the pair test for kinds ``ka <= kb`` on one pair; returns its point count."""
     code = ka * 4 + kb
@@ -75,7 +75,7 @@ def _dispatch(ka, kb, pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pt
     return 0
 
 
-@kernel
+@helper
 def _ordered_pair(pairs, p, kind):
     """Bodies of pair ``p`` ordered so that ``kind[a] <= kind[b]``."""
     a = pairs[p, 0]

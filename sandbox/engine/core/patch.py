@@ -65,7 +65,7 @@ from .contact_rows import (
     separation_now,
 )
 from .impulse import push_pair
-from .jit import helper, kernel
+from .jit import helper
 from .vecmath import add, cross, dot, mat_vec, scale, sub
 
 SLOT = NF * STRIDE  # from one point of a manifold to the next in ``cw`` (the same lane of the next slot)
@@ -94,7 +94,7 @@ def normal_step(san, sbn, jan, jbn, m, grad, compliance, lowest, n, va, wa, vb, 
     return va, wa, vb, wb, step
 
 
-@kernel
+@helper
 def solve_patch(cw, c0, points, va, wa, vb, wb, ima, imb, ia, ib, dx, dra, drb, coefficients):
     """One patch step (see the module's docstring) of the manifold of ``points`` points whose fields start
     at ``c0``, ``c0 + SLOT``, …, between bodies of velocities ``va``, ``wa``, ``vb``, ``wb``, inverse

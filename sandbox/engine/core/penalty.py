@@ -38,12 +38,12 @@ from .contact_rows import (
     get3,
 )
 from .impulse import apply_impulse_pair, point_velocity
-from .jit import kernel
+from .jit import helper
 from .soft_constraint import soft_coefficients
 from .vecmath import add, dot, load_mat, scale, sub
 
 
-@kernel
+@helper
 def penalty_contacts(c, pts, bodies, h, hertz, zeta, iterations, first):
     """One sub-step ``h`` of penalty springs at the ``c`` contact points: F = m_eff·ω·(ω·x − 2ζ·vₙ) with
     ω = 2π·``hertz``, applied as the impulse F·h when it pushes; then friction, clamped to μ·F·h.

@@ -36,7 +36,7 @@ import numpy as np
 from numba import types
 
 from .clipping import clip_against_plane, clip_to_face, reduce_to_four
-from .jit import helper, kernel
+from .jit import helper
 from .narrow_trace import (
     ABOVE,
     CHOSEN,
@@ -330,7 +330,7 @@ def _box_support_edge(c, axes, h, skip, direction):
     return p
 
 
-@kernel
+@helper
 def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Contact manifold of two oriented boxes: the 15-axis separating axis test (``sat.box_box_axes``,
     Ericson 2004, §4.4.1) in A's frame, then face clipping or an edge–edge point (see the module
@@ -563,7 +563,7 @@ def _hull_hull_tables(HA, ia, pa, qa, HB, ib, pb, qb, margin, normal, pts_a, pts
     return count
 
 
-@kernel
+@helper
 def hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Contact manifold of two convex hulls (ids ``prm[0]`` in the hull table ``H``): SAT over face
     normals and Gauss-map-pruned edge pairs (Gregorius 2013), face clipping or edge–edge closest points."""
@@ -571,7 +571,7 @@ def hull_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, dep
                              pts_b, depths, trace)
 
 
-@kernel
+@helper
 def box_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Contact manifold of a box (A) and a convex hull (B): the box is built as an 8-vertex, 6-face,
     12-edge hull and the hull–hull test runs."""

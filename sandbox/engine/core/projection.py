@@ -10,11 +10,11 @@ snooker ball that keeps pushing), and nothing bounces.
 from __future__ import annotations
 
 from .contact_rows import N, anchor_offset, get3
-from .jit import kernel
+from .jit import helper
 from .vecmath import dot, load3, mad, store3
 
 
-@kernel
+@helper
 def project_contacts(c, pts, bodies):
     """Move each of the ``c`` contact points' bodies apart along the normal by the current overlap
     (depth = −(p_b − p_a)·n, from the anchors in the bodies' frames), shared in proportion to the inverse

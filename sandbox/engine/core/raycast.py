@@ -22,7 +22,7 @@ MISS = (-1.0, (0.0, 0.0, 0.0))
 PARALLEL = 1e-15
 
 
-@kernel
+@helper
 def ray_sphere(o, d, c, r):
     """Ray against the sphere of centre ``c`` and radius ``r``: the smaller root of
     |o + t·d − c|² = r² (Ericson 2004, §5.3.2)."""
@@ -38,7 +38,7 @@ def ray_sphere(o, d, c, r):
     return t, scale(sub(mad(o, d, t), c), 1.0 / r)
 
 
-@kernel
+@helper
 def ray_box(o, d, p, q, h):
     """Ray against the box of half extents ``h`` at ``p`` with orientation ``q``: the slab method in the
     box's frame (Kay and Kajiya 1986; Williams et al., "An efficient and robust ray–box intersection
@@ -77,7 +77,7 @@ def ray_box(o, d, p, q, h):
     return t_near, quat_rotate(q, n)
 
 
-@kernel
+@helper
 def ray_capsule(o, d, p, q, r, hh):
     """Ray against the capsule of radius ``r`` around the segment (0, ±hh, 0) of the frame (p, q).
 
@@ -111,7 +111,7 @@ def ray_capsule(o, d, p, q, r, hh):
     return best, quat_rotate(q, n)
 
 
-@kernel
+@helper
 def ray_hull(o, d, p, q, H, h):
     """Ray against hull ``h`` of the table ``H`` at (p, q): Cyrus–Beck clipping of the ray against the
     face planes (Ericson 2004, §5.3.8). Planes the ray enters raise the entry parameter, planes it
@@ -147,7 +147,7 @@ def ray_hull(o, d, p, q, H, h):
     return t_near, quat_rotate(q, load3(face_normal, face))
 
 
-@kernel
+@helper
 def ray_body(o, d, kind, prm, p, q, H):
     """Ray against one body's shape, dispatched on its kind: ``(t, normal)``, ``t = -1`` for a miss."""
     if kind == SPHERE:
@@ -159,7 +159,7 @@ def ray_body(o, d, kind, prm, p, q, H):
     return ray_hull(o, d, p, q, H, int(prm[0]))
 
 
-@kernel
+@helper
 def ray_aabb(o, d, lo, hi):
     """Parameters (t_enter, t_exit) of the ray in the box [lo, hi]; t_enter > t_exit when it misses."""
     t0 = -np.inf

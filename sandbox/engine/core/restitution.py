@@ -21,7 +21,7 @@ from .contact_rows import (
     point_normal_velocity,
     push_point_normal,
 )
-from .jit import kernel
+from .jit import helper, kernel
 
 RULE_PRODUCT = 0
 RULE_MIN = 1
@@ -43,7 +43,7 @@ def combine_restitution(ea, eb, rule):
     return ea * eb
 
 
-@kernel
+@helper
 def apply_restitution(c, pts, bodies, threshold):
     """Restitution after the sub-steps (Box2D v3): each of the ``c`` points that was struck faster than
     ``threshold`` gets the normal velocity e·v_approach, v_approach being the approach speed recorded at

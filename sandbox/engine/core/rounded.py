@@ -33,7 +33,7 @@ import math
 
 from .bounding_volumes import closest_point_aabb
 from .gjk import gjk_segment_polyhedron
-from .jit import helper, kernel
+from .jit import helper
 from .narrow_trace import AXIS, CHOSEN, EDGE, FACE_A, FACE_B, record, record_closest, record_frame, tracing
 from .vecmath import (
     EPS,
@@ -85,7 +85,7 @@ def _clamp01(x):
     return min(max(x, 0.0), 1.0)
 
 
-@kernel
+@helper
 def closest_segment_segment(p1, q1, p2, q2):
     """Parameters ``(s, t)`` of the closest points ``p1 + s(q1 - p1)`` and ``p2 + t(q2 - p2)`` of two
     segments, each in [0, 1] (Ericson 2004, §5.1.9). Degenerate segments (points) are allowed; for
@@ -131,14 +131,14 @@ def _round_point(ca, ra, cb, rb, n_default, margin, normal, pts_a, pts_b, depths
     return 1
 
 
-@kernel
+@helper
 def sphere_sphere(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Two spheres: the normal joins the centres (+y when they coincide), depth ``ra + rb - |pb - pa|``."""
     return _round_point(pa, prm_a[0], pb, prm_b[0], (0.0, 1.0, 0.0), margin, normal, pts_a, pts_b, depths,
                         trace)
 
 
-@kernel
+@helper
 def sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Sphere A against capsule B: the sphere centre against the point of the capsule's segment closest to
     it (Ericson 2004, §5.1.2). A centre on the segment is pushed out perpendicular to the axis."""
@@ -150,7 +150,7 @@ def sphere_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b
                         normal, pts_a, pts_b, depths, trace)
 
 
-@kernel
+@helper
 def sphere_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Sphere A against box B (Ericson 2004, §5.1.3): the closest box point is the sphere centre clamped
     to the box in the box's frame, where the oriented box is an AABB (``bounding_volumes``). A centre
@@ -246,7 +246,7 @@ def _overlap_end(a0, a1, b0, b1, w, upper):
     return s, t, dot(w, add(lerp(a0, a1, s), lerp(b0, b1, t)))
 
 
-@kernel
+@helper
 def capsule_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Two capsules: closest points of their segments (Ericson 2004, §5.1.9), pushed out by the radii.
 
@@ -617,7 +617,7 @@ def _polyhedron_segment(pp, qp, H, hid, h, c0, c1, r, margin, flip, normal, pts_
     return k
 
 
-@kernel
+@helper
 def sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Sphere A against hull B: the sphere centre as a zero-length segment in ``_polyhedron_segment``
     (GJK closest point while outside, nearest face plane inside)."""
@@ -625,7 +625,7 @@ def sphere_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, d
                                bool(True), normal, pts_a, pts_b, depths, trace)
 
 
-@kernel
+@helper
 def box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Box A against capsule B, the box as a polyhedron in ``_polyhedron_segment`` (GJK while separated,
     penetration axis when the segment crosses the box, two points when lying on a face)."""
@@ -634,7 +634,7 @@ def box_capsule(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, d
                                bool(False), normal, pts_a, pts_b, depths, trace)
 
 
-@kernel
+@helper
 def capsule_hull(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depths, trace):
     """Capsule A against hull B through ``_polyhedron_segment`` (as ``box_capsule``, normal reversed)."""
     c0, c1 = _capsule_segment(pa, qa, prm_a)

@@ -33,7 +33,7 @@ import math
 import numpy as np
 from numba import types
 
-from .jit import helper, kernel
+from .jit import helper
 from .narrow_trace import (
     AXIS,
     EDGE,
@@ -67,7 +67,7 @@ def edge_wins(sep_face: float, sep_edge: float) -> bool:
     return sep_edge > sep_face + (1.0 - REL_TOL) * abs(sep_face) + ABS_TOL
 
 
-@kernel
+@helper
 def is_minkowski_face(a, b, c, d, b_x_a, d_x_c):
     """Do the Gauss-map arcs ab (edge of A, adjacent face normals a, b) and cd (edge of B, negated normals
     c, d) cross? Then the two edges build a face of the Minkowski difference (Gregorius 2013): the arcs'
@@ -79,7 +79,7 @@ def is_minkowski_face(a, b, c, d, b_x_a, d_x_c):
     return cba * dba < 0.0 and adc * bdc < 0.0 and cba * bdc > 0.0
 
 
-@kernel
+@helper
 def face_query(normals, offsets, first, count, verts, vfirst, vcount, sign, margin, trace):
     """Gregorius's face query: for each face ``f`` of one body (unit normal row ``first + f`` of
     ``normals``, plane ``n·x = offsets[first + f]``), the separation of the other body's vertices
@@ -108,7 +108,7 @@ def face_query(normals, offsets, first, count, verts, vfirst, vcount, sign, marg
     return best, face
 
 
-@kernel
+@helper
 def edge_query(vert_a, norm_a, edges_a, faces_a, ea0, ean, vb, nb, edges_b, faces_b, eb0, ebn, vb0, fb0,
                margin, trace):
     """Gregorius's edge query between A's edges ``ea0 .. ea0 + ean`` (rows of ``edges_a``: vertex rows
@@ -201,7 +201,7 @@ def _trace_box_axes(trace, tested, t, eb, pa, qa):
     record_frame(trace, pa, qa)
 
 
-@kernel
+@helper
 def box_box_axes(ha, hb, t, eb, margin, pa, qa, trace):
     """The 15-axis separating axis test of two oriented boxes (Gottschalk et al. 1996; Ericson 2004,
     §4.4.1) in A's frame: half extents ``ha``, ``hb``, B's centre ``t`` and unit axes ``eb`` (A's axes are

@@ -84,7 +84,7 @@ def contact_pass(contacts, bodies, coefficients, warm, all_reference, islands):
         solve_islands(contacts, bodies, coefficients, islands)
 
 
-@kernel
+@helper
 def record_pass(trace_lam, trace_vel, k, contacts, bodies):
     """Row ``k`` of the solver trace (``World.step_traced``): every solver point's accumulated normal and
     two friction impulses, and every body's velocity and angular velocity, after a pass. Nothing when the
