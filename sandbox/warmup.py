@@ -205,7 +205,7 @@ def compile_parallel(progress: Progress | None = None) -> float:
     return time.perf_counter() - start
 
 
-class _Printer:
+class Printer:
     """Progress on stderr: one line per part, rewritten in place on a terminal, else a line every 25."""
 
     def __init__(self) -> None:
@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         return _child(args.part)
     print("sandbox: compiling the physics kernels in parallel (cached afterwards)...", file=sys.stderr,
           flush=True)
-    printer = _Printer()
+    printer = Printer()
     seconds = compile_parallel(printer)
     if printer.tty:
         sys.stderr.write("\n")

@@ -247,3 +247,25 @@ def test_progress_bar_only_on_a_terminal():
         bar.update(k)
     bar.close()
     assert pipe.getvalue() == ""
+
+
+def test_a_first_run_compiles_every_kernel_in_parallel_before_stepping(monkeypatch, capsys):
+    """On a cold kernel cache the run compiles as ``sandbox warmup`` does (two processes at once), then
+    steps; on a warm one it goes straight to the scratch world."""
+    calls = []
+    real_step = World.step
+
+    def step(self, dt):
+        calls.append("step")
+        real_step(self, dt)
+
+    monkeypatch.setattr(World, "step", step)
+    monkeypatch.setattr(headless, "compile_parallel", lambda progress=None: calls.append("compile") or 0.0)
+    monkeypatch.setattr(headless, "cache_is_warm", lambda: False)
+    assert headless.main(["bounce", "--steps", "2"]) == 0
+    assert calls[0] == "compile" and calls.count("compile") == 1 and calls[1:] == ["step"] * (len(calls) - 1)
+    calls.clear()
+    monkeypatch.setattr(headless, "cache_is_warm", lambda: True)
+    assert headless.main(["bounce", "--steps", "2"]) == 0
+    assert "compile" not in calls and calls
+    capsys.readouterr()
