@@ -50,6 +50,7 @@ from typing import Any
 
 from numba import njit
 from numba.core import targetconfig
+from numba.core.caching import FunctionCache
 from numba.core.codegen import JITCodeLibrary, JITCPUCodegen
 from numba.core.registry import CPUDispatcher, cpu_target
 
@@ -70,8 +71,8 @@ def by_hand(helper: HelperDispatcher) -> Any:
     """A Python-callable copy of ``helper``: the same function and ``njit`` options, with the CPython entry
     point. It caches unless the helper does (one declared with its signature): numba keys a cache entry by
     function and signature only, so the copy would load the helper's own entry, which has no entry point."""
-    declared = bool(helper.signatures) and not helper._can_compile
-    return njit(cache=not declared, no_cfunc_wrapper=True, **helper.njit_options)(helper.py_func)
+    caches = isinstance(helper._cache, FunctionCache)
+    return njit(cache=not caches, no_cfunc_wrapper=True, **helper.njit_options)(helper.py_func)
 
 
 class LazyCodeLibrary(JITCodeLibrary):
