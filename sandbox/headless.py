@@ -40,7 +40,7 @@ from .engine.settings import SETTINGS
 from .ledger import IMPACT_COLUMNS, RestitutionLedger
 from .scene_file import SceneFileError
 from .scenes import SCENE_NAMES
-from .warmup import Printer, cache_is_warm, compile_parallel
+from .warmup import cache_is_warm, compile_on_terminal, compile_parallel
 
 PROG = "sandbox run"
 DEFAULT_DT = 1.0 / 60.0  # the app's step
@@ -341,12 +341,10 @@ def warm_up(args: argparse.Namespace) -> None:
     if not cache_is_warm():
         # the first run of a version: every kernel at once in two processes (``sandbox warmup``), about
         # 50 s on two cores, where this process alone would compile what the run needs for longer
-        printer = Printer() if sys.stderr.isatty() else None
-        if printer is not None:
-            sys.stderr.write(f"{PROG} {name}: compiling the physics kernels (first run only)...\n")
-        compile_parallel(printer)
-        if printer is not None:
-            sys.stderr.write("\n")
+        if sys.stderr.isatty():
+            compile_on_terminal(f"{PROG} {name}: compiling the physics kernels (first run only)")
+        else:
+            compile_parallel()
     if sys.stderr.isatty():
         sys.stderr.write(f"\r{PROG} {name}: loading the physics kernels...\033[K")
         sys.stderr.flush()

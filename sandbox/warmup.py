@@ -205,7 +205,7 @@ def compile_parallel(progress: Progress | None = None) -> float:
     return time.perf_counter() - start
 
 
-class Printer:
+class _Printer:
     """Progress on stderr: one line per part, rewritten in place on a terminal, else a line every 25."""
 
     def __init__(self) -> None:
@@ -227,6 +227,17 @@ class Printer:
                       flush=True)
 
 
+def compile_on_terminal(heading: str) -> float:
+    """``compile_parallel`` with its progress on stderr (``_Printer``) under the line ``heading…``: what
+    ``sandbox warmup`` and a headless run's first launch show. Returns the seconds it took."""
+    print(f"{heading}...", file=sys.stderr, flush=True)
+    printer = _Printer()
+    seconds = compile_parallel(printer)
+    if printer.tty:
+        sys.stderr.write("\n")
+    return seconds
+
+
 def main(argv: list[str] | None = None) -> int:
     """``sandbox warmup``: compile every kernel into numba's cache, both halves in parallel."""
     parser = argparse.ArgumentParser(prog="sandbox warmup", description=__doc__.splitlines()[0])
@@ -234,12 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.part:
         return _child(args.part)
-    print("sandbox: compiling the physics kernels in parallel (cached afterwards)...", file=sys.stderr,
-          flush=True)
-    printer = Printer()
-    seconds = compile_parallel(printer)
-    if printer.tty:
-        sys.stderr.write("\n")
+    seconds = compile_on_terminal("sandbox: compiling the physics kernels in parallel (cached afterwards)")
     print(f"sandbox: physics kernels ready in {seconds:.1f} s", file=sys.stderr)
     from .engine.core import kernel_cache
 
