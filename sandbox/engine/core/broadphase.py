@@ -216,11 +216,14 @@ def sweep_share(t, shares, m, sbox, sidx, sstatic, flags, pairs):
             # Boxes a+1 .. end-1 start within [min_a, max_a]: they overlap box a along the sweep axis.
             end = np.searchsorted(key, sbox[1, a], side="right")
             lo_u, hi_u, lo_v, hi_v = u_min[a], u_max[a], v_min[a], v_max[a]
-            for b in range(a + 1, end):
+            # unsigned indices: numba wraps a negative signed index around, and that select, on every
+            # access, hid from LLVM that the candidates are consecutive (it loaded them one by one): the
+            # sweep of the S1 pile of 4096 took 3.9 ms a step on one thread, 1.7 ms with these
+            for b in range(np.uint64(a + 1), np.uint64(end)):
                 flags[b] = ((u_min[b] <= hi_u) & (lo_u <= u_max[b])
                             & (v_min[b] <= hi_v) & (lo_v <= v_max[b]))
             sa = sstatic[a]
-            for b in range(a + 1, end):
+            for b in range(np.uint64(a + 1), np.uint64(end)):
                 if flags[b] and not (sa and sstatic[b]):
                     count = emit_pair(pairs, count, sidx[a], sidx[b])
     return count
