@@ -165,3 +165,28 @@ def test_importing_the_engine_again_compiles_nothing():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                          cwd=CORE.parent.parent.parent)
     assert out.stdout.strip() == "[]"
+
+
+def test_borrowed_and_stack_arrays_are_ordinary_arrays_without_an_owner():
+    # refcount.py: a borrowed view reads and writes the memory of the array it was made from, and a stack
+    # matrix holds what is written to it, within the function that made it
+    from numba import njit
+
+    from sandbox.engine.core.refcount import borrow, stack_matrix
+
+    @njit
+    def fill(a):
+        view = borrow(a)
+        work = stack_matrix(3, 2)
+        for i in range(3):
+            for j in range(2):
+                work[i, j] = 10.0 * i + j
+        total = 0.0
+        for i in range(3):
+            view[i] = work[i, 0] + work[i, 1]
+            total += view[i]
+        return total, work.shape[0], work.shape[1]
+
+    a = np.zeros(3)
+    assert fill(a) == (63.0, 3, 2)
+    np.testing.assert_array_equal(a, [1.0, 21.0, 41.0])

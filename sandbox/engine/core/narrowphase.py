@@ -24,6 +24,7 @@ from .layout import BOX, CAPSULE, HULL, MAX_POINTS, SPHERE
 from .narrow_trace import step_buffer
 from .polyhedra import box_box, box_hull, hull_hull
 from .records import HullArrays
+from .refcount import borrow
 from .rounded import (
     box_capsule,
     capsule_capsule,
@@ -200,7 +201,21 @@ def collide_shares(first, stride, shares, start, order, bodies, H, out):
     with another share). ``bodies = (pairs, kind, params, pos, quat, margin_body)``, ``out`` the five
     output arrays; the manifold of pair ``p`` goes to row ``p``. Uses scratch arrays of its own and
     releases the GIL (``nogil``), so that several threads can run it at once on different shares."""
-    scratch = (np.zeros(3), np.zeros((MAX_POINTS, 3)), np.zeros((MAX_POINTS, 3)), np.zeros(MAX_POINTS))
+    normal, pts_a, pts_b = np.zeros(3), np.zeros((MAX_POINTS, 3)), np.zeros((MAX_POINTS, 3))
+    depths = np.zeros(MAX_POINTS)
+    # every array the pair tests are handed, borrowed (refcount.py): a pair test that LLVM does not inline
+    # would otherwise count references to each of them around every call, most of the time of a sphere
+    # pair. The arrays themselves outlive the loop (the scratch above, the caller's the rest)
+    scratch = (borrow(normal), borrow(pts_a), borrow(pts_b), borrow(depths))
+    pairs, kind, params, pos, quat, margin_body = bodies
+    bodies = (borrow(pairs), borrow(kind), borrow(params), borrow(pos), borrow(quat), borrow(margin_body))
+    out_normal, out_npoints, out_pa, out_pb, out_depth = out
+    out = (borrow(out_normal), borrow(out_npoints), borrow(out_pa), borrow(out_pb), borrow(out_depth))
+    H = HullArrays(borrow(H.vert_start), borrow(H.vert_count), borrow(H.verts), borrow(H.face_start),
+                   borrow(H.face_count), borrow(H.face_normal), borrow(H.face_offset), borrow(H.face_vstart),
+                   borrow(H.face_vcount), borrow(H.face_verts), borrow(H.edge_start), borrow(H.edge_count),
+                   borrow(H.edges), borrow(H.edge_faces))
+    order = borrow(order)
     # a trace buffer without rows: a step records nothing (narrow_trace.py; StepTrace.pair retraces a pair)
     trace = step_buffer()
     for t in range(first, shares, stride):

@@ -61,6 +61,7 @@ from .narrow_trace import (
     tracing,
 )
 from .records import HullArrays
+from .refcount import stack_matrix
 from .rounded import closest_segment_segment
 from .sat import box_box_axes, edge_query, edge_wins, face_query
 from .vecmath import (
@@ -371,7 +372,7 @@ def box_box(pa, qa, prm_a, pb, qb, prm_b, H, margin, normal, pts_a, pts_b, depth
     else:
         er, hr, cr, ei, hi, ci, k = ea, ha, (0.0, 0.0, 0.0), eb, hb, t, face_a
         n = ea[k] if t[k] >= 0.0 else neg(ea[k])
-    work = np.empty((22, 4))
+    work = stack_matrix(22, 4)  # no allocation per pair of boxes (refcount.py)
     ref, poly, spare = work[:4], work[4:13], work[13:]
     u = (k + 1) % 3
     v = (k + 2) % 3
