@@ -15,6 +15,8 @@ nothing here touches them.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .contact_rows import MASS_N, SEP0, at, point_normal_velocity, push_point_normal
 from .jit import helper
 from .vecmath import length, load3, scale, store3
@@ -38,12 +40,33 @@ def record_speeds(bodies):
 
 
 @helper
-def limit_separation(bodies, c, pts, max_push):
+def deep_points(c, pts):
+    """The numbers of the ``c`` solver contact points (``pts``) that overlapped by more than
+    ``DEEP_OVERLAP`` when the step began, in order: the only ones ``limit_separation`` bounds. Found once
+    a step (the overlap at the start of the step does not change over its sub-steps), so that each
+    sub-step's bound visits those few points, usually none, instead of reading every point's row (a
+    cache miss each: the S1 pile of 4096 has 17 000 points)."""
+    cidx, cw = pts.row, pts.cw
+    count = 0
+    for k in range(c):
+        if not cw[at(cidx[k], SEP0, 0)] > -DEEP_OVERLAP:
+            count += 1
+    deep = np.empty(count, np.int64)
+    count = 0
+    for k in range(c):
+        if not cw[at(cidx[k], SEP0, 0)] > -DEEP_OVERLAP:
+            deep[count] = k
+            count += 1
+    return deep
+
+
+@helper
+def limit_separation(bodies, deep_pts, pts, max_push):
     """Bound the speed at which deep overlaps come apart, in two stages.
 
-    1. Pairs (momentum conserved): for each of the ``c`` solver contact points (``pts``, as prepared by
-       ``contact_prepare.prepare_contacts``) that overlapped by more than
-       ``DEEP_OVERLAP`` at the start of the step, if the relative normal velocity
+    1. Pairs (momentum conserved): for each of the solver contact points (``pts``, as prepared by
+       ``contact_prepare.prepare_contacts``) that overlapped by more than ``DEEP_OVERLAP`` at the start
+       of the step (their numbers ``deep_pts``, from ``deep_points``), if the relative normal velocity
        vn = (v_b + ω_b × r_b − v_a − ω_a × r_a)·n exceeds ``max_push``, apply the impulse
        λ = −m_eff·(vn − max_push) along n (−λ on A), which makes it ``max_push`` (Gauss–Seidel,
        ``PASSES`` passes).
@@ -61,10 +84,8 @@ def limit_separation(bodies, c, pts, max_push):
     for i in range(n):
         deep[i] = 0.0
     for _ in range(PASSES):
-        for k in range(c):
+        for k in deep_pts:
             i = cidx[k]
-            if cw[at(i, SEP0, 0)] > -DEEP_OVERLAP:
-                continue
             a = cb[k, 0]
             b = cb[k, 1]
             deep[a] = 1.0

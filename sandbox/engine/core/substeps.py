@@ -20,7 +20,7 @@ from . import contact_solver_reference as reference
 from .block_solver import build_islands, solve_islands
 from .contact_rows import LAM_N, LAM_T1, LAM_T2, at
 from .contact_solver import normal_coefficients, reset_impulses, solve_contacts, warm_start
-from .depenetration import limit_separation, record_speeds
+from .depenetration import deep_points, limit_separation, record_speeds
 from .grab import solve_grabs
 from .integrate import integrate_positions, integrate_velocities
 from .jit import helper, kernel
@@ -145,6 +145,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
                     bodies.inv_inertia_start[i, r, c] = bodies.inv_inertia[i, r, c]
     islands = build_islands(contacts, bodies)  # after the inertias of the start of the step: they make A
     record_speeds(bodies)
+    deep = deep_points(contacts.points, contacts.pts)  # the points whose separation speed is bounded
     k = int(0)  # the solver trace's next row
     for sub in range(substeps):
         t0 = clock()
@@ -190,7 +191,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
             contact_pass(contacts, bodies, relax, no, all_reference, islands)
         elif mode == PROJECTION:
             project_contacts(contacts.points, contacts.pts, bodies)
-        limit_separation(bodies, contacts.points, contacts.pts, settings.max_push_velocity)
+        limit_separation(bodies, deep, contacts.pts, settings.max_push_velocity)
         if mode == IMPULSE:
             record_pass(trace_lam, trace_vel, k, contacts, bodies)
             k += 1
