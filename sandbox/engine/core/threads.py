@@ -6,12 +6,19 @@ otherwise) and runs a ``prange`` loop on the first ``numba.get_num_threads()`` o
 set per calling thread, so the world sets it at the start of every step. The results do not depend on
 it: every parallel loop writes only its own iteration's slots (see the kernels' docstrings).
 
-Numba's OpenMP pool is told to let its idle threads sleep (``OMP_WAIT_POLICY=passive``) unless the
-environment says otherwise. By default GNU OpenMP's threads spin a while after each parallel loop; on a
-machine whose cores are busy with other programs a spinning thread uses up its time slice and the next
-loop waits for it to be scheduled again: on this project's 2-core machine under a load of 9, an empty
-parallel loop took 0.06-5 ms with spinning, 9-30 µs with sleeping threads (and a step makes a few hundred
-of them). On an idle machine a spinning thread answers faster (about 2 µs against 5-10 µs).
+Numba's OpenMP pool is told to let its idle threads spin for a short while only, some 20 µs
+(``OMP_WAIT_POLICY=passive`` with ``GOMP_SPINCOUNT=2000``), unless the environment sets either. By
+default GNU OpenMP's threads spin some 3 ms after each parallel loop; on a machine whose cores are busy
+with other programs a spinning thread uses up its time slice and the next loop waits for it to be
+scheduled again: on this project's 2-core machine under a load of 9, an empty parallel loop took
+0.06-5 ms with spinning, 9-30 µs with sleeping threads (and a step makes a few hundred of them). A
+spinning thread also slows the calling thread's serial work where the two cores share one physical
+core: with 3 ms of spinning, the S1 pile of 1000 stepped 0.68x as fast on two threads as on one, its
+serial stages 1.5-2.5x slower. Sleeping at once (no spin) made it 0.93-0.95x: each of the sub-steps'
+some 180 colour loops then waits for a thread to wake. A spin of 20 µs bridges the short gaps between
+one colour's loop and the next and bounds the damage of the long ones: 1.10x on the pile of 1000, and
+17.3 ms a step on two threads for the pile of 4096 against 18.1-18.7 ms sleeping (``python -m
+bench.threads``, the settings in turn in one sitting).
 """
 
 from __future__ import annotations
@@ -20,7 +27,10 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # read when the pool starts: before numba's first loop
+if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+    # read when the pool starts: before numba's first parallel loop
+    os.environ["OMP_WAIT_POLICY"] = "passive"
+    os.environ["GOMP_SPINCOUNT"] = "2000"
 
 import numba  # noqa: E402
 
