@@ -430,9 +430,10 @@ def solve_colours(contacts, bodies, coefficients, warm):
     buys: warm start, solve and relax are some 60 % of the step; with two threads on two cores they went
     from 27.6 to 19.9 ms per step on the S1 pile of 4096 (1.4x; the lanes stream the contact rows from
     memory, which the two cores share). On the S1 pile of 1000 (some 4 ms of solver per step) fewer
-    colours reach ``PARALLEL_BLOCKS`` blocks; there 2 threads measured 0.8x of one, but on a machine
-    whose other programs took a core, which makes every parallel loop wait: to be measured again on an
-    idle one (``python -m bench.threads`` prints the cores' worth each run got)."""
+    colours reach ``PARALLEL_BLOCKS`` blocks; there 2 threads measured 0.85-1.17x of one in the fourteenth
+    session (0.68x before numba's OpenMP threads were told to spin only briefly between loops,
+    ``threads.py``), the solve stage alone 0.9-1.25x; ``python -m bench.threads`` prints the cores' worth
+    each run got, 1.65-1.75 of 2 on this machine then."""
     T = contacts.table
     # a record made here, not read out of another: numba's parallel loops take only those
     B = Blocks(T.order, T.start, T.lanes, T.slots, T.offset, T.color)
