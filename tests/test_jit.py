@@ -175,7 +175,7 @@ def test_borrowed_and_stack_arrays_are_ordinary_arrays_without_an_owner():
     from sandbox.engine.core.refcount import borrow, stack_matrix
 
     @njit
-    def fill(a):
+    def fill(a, pair):
         view = borrow(a)
         work = stack_matrix(3, 2)
         for i in range(3):
@@ -185,8 +185,14 @@ def test_borrowed_and_stack_arrays_are_ordinary_arrays_without_an_owner():
         for i in range(3):
             view[i] = work[i, 0] + work[i, 1]
             total += view[i]
+        # a tuple of arrays and a plain value: each array borrowed, the value kept
+        (b, c), k = borrow(pair)
+        b[0] = total
+        c[1, 1] = k
         return total, work.shape[0], work.shape[1]
 
-    a = np.zeros(3)
-    assert fill(a) == (63.0, 3, 2)
+    a, b, c = np.zeros(3), np.zeros(2), np.zeros((2, 2))
+    assert fill(a, ((b, c), 7.0)) == (63.0, 3, 2)
     np.testing.assert_array_equal(a, [1.0, 21.0, 41.0])
+    np.testing.assert_array_equal(b, [63.0, 0.0])
+    np.testing.assert_array_equal(c, [[0.0, 0.0], [0.0, 7.0]])

@@ -206,16 +206,8 @@ def collide_shares(first, stride, shares, start, order, bodies, H, out):
     # every array the pair tests are handed, borrowed (refcount.py): a pair test that LLVM does not inline
     # would otherwise count references to each of them around every call, most of the time of a sphere
     # pair. The arrays themselves outlive the loop (the scratch above, the caller's the rest)
-    scratch = (borrow(normal), borrow(pts_a), borrow(pts_b), borrow(depths))
-    pairs, kind, params, pos, quat, margin_body = bodies
-    bodies = (borrow(pairs), borrow(kind), borrow(params), borrow(pos), borrow(quat), borrow(margin_body))
-    out_normal, out_npoints, out_pa, out_pb, out_depth = out
-    out = (borrow(out_normal), borrow(out_npoints), borrow(out_pa), borrow(out_pb), borrow(out_depth))
-    H = HullArrays(borrow(H.vert_start), borrow(H.vert_count), borrow(H.verts), borrow(H.face_start),
-                   borrow(H.face_count), borrow(H.face_normal), borrow(H.face_offset), borrow(H.face_vstart),
-                   borrow(H.face_vcount), borrow(H.face_verts), borrow(H.edge_start), borrow(H.edge_count),
-                   borrow(H.edges), borrow(H.edge_faces))
-    order = borrow(order)
+    scratch = borrow((normal, pts_a, pts_b, depths))
+    bodies, out, H, order = borrow((bodies, out, H, order))
     # a trace buffer without rows: a step records nothing (narrow_trace.py; StepTrace.pair retraces a pair)
     trace = step_buffer()
     for t in range(first, shares, stride):

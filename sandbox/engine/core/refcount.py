@@ -27,21 +27,43 @@ from numba.np.arrayobj import populate_array
 from .jit import helper
 
 
-@intrinsic
-def _borrow(typingctx, array):
-    """``array``'s data, shape and strides in a view of the same type with no owner (null meminfo and
-    parent)."""
-    if not isinstance(array, types.Array):
-        return None
+def _borrowable(typ) -> bool:
+    """Whether ``_borrow`` takes a value of type ``typ``: an array, or a tuple or record (named tuple) of
+    arrays and other borrowable or plain values."""
+    if isinstance(typ, types.Array):
+        return True
+    if isinstance(typ, types.BaseTuple):
+        return all(_borrowable(t) or not isinstance(t, types.Buffer) for t in typ.types)
+    return False
 
-    def codegen(context, builder, signature, args):
-        source = context.make_array(array)(context, builder, value=args[0])
-        view = context.make_array(array)(context, builder)
+
+def _borrowed(context, builder, typ, value):
+    """The LLVM value of ``value`` (of type ``typ``) with every array in it made ownerless."""
+    if isinstance(typ, types.Array):
+        source = context.make_array(typ)(context, builder, value=value)
+        view = context.make_array(typ)(context, builder)
         populate_array(view, data=source.data, shape=source.shape, strides=source.strides,
                        itemsize=source.itemsize, meminfo=None)
         return view._getvalue()
+    if isinstance(typ, types.BaseTuple):
+        for i, t in enumerate(typ.types):
+            if _borrowable(t):
+                value = builder.insert_value(value, _borrowed(context, builder, t,
+                                                              builder.extract_value(value, i)), i)
+    return value
 
-    return array(array), codegen
+
+@intrinsic
+def _borrow(typingctx, value):
+    """``value`` (an array, or a tuple or record of arrays) with each array's data, shape and strides in a
+    view of the same type with no owner (null meminfo and parent)."""
+    if not _borrowable(value):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return _borrowed(context, builder, value, args[0])
+
+    return value(value), codegen
 
 
 @intrinsic(prefer_literal=True)
@@ -66,7 +88,7 @@ def _stack_matrix(typingctx, rows, cols):
 
 if config.DISABLE_JIT:  # plain Python (a debugger, coverage): the array itself, a new array
     def borrow(array):
-        """The array itself (no reference counting to avoid in plain Python)."""
+        """The array (or tuple of arrays) itself (no reference counting to avoid in plain Python)."""
         return array
 
     def stack_matrix(rows, cols):
@@ -76,7 +98,7 @@ else:
     @helper(inline="always")
     def borrow(array):
         """A view of ``array`` that numba's reference counting passes over (see the module's docstring);
-        valid while ``array`` is."""
+        valid while ``array`` is. A tuple or record of arrays gives the same with a view of each."""
         return _borrow(array)
 
     @helper(inline="always")
