@@ -3,7 +3,9 @@ number of threads, since every parallel iteration writes only its own slots (the
 the solver's blocks of one colour, the contact preparation's blocks, the integrators' bodies).
 
 The scene is large enough that every parallel loop takes its parallel path (``test_scene_takes_the_
-parallel_paths`` checks the thresholds), and mixes every shape kind with a joint.
+parallel_paths`` checks the thresholds) once the world-size rule is lifted (``threads_for_any_size``: it
+has fewer than ``PARALLEL_BODIES`` bodies, to keep the test short), and mixes every shape kind with a
+joint.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from functools import cache
 
 import numpy as np
@@ -18,11 +21,19 @@ import pytest
 
 from sandbox.engine import Sphere, World
 from sandbox.engine.broadphase import BroadPhase
+from sandbox.engine.core import threads as threads_module
 from sandbox.engine.core.broadphase import PARALLEL_SWEEP
 from sandbox.engine.core.contact_rows import L
 from sandbox.engine.core.graph_color import COLORS, PARALLEL_BLOCKS
 from sandbox.engine.core.narrowphase import PARALLEL_PAIRS
-from sandbox.engine.core.threads import available_threads, run_on_threads, share_out, use_threads
+from sandbox.engine.core.threads import (
+    PARALLEL_BODIES,
+    available_threads,
+    run_on_threads,
+    share_out,
+    threads_in_use,
+    use_threads,
+)
 from tests.test_determinism import mixed_pile
 
 STEPS = 300
@@ -44,12 +55,24 @@ def build(threads: int) -> World:
     return w
 
 
+@contextmanager
+def threads_for_any_size():
+    """Every step on the threads the world asks for, however few its bodies (``threads.step_threads``)."""
+    saved = threads_module.PARALLEL_BODIES
+    threads_module.PARALLEL_BODIES = 0
+    try:
+        yield
+    finally:
+        threads_module.PARALLEL_BODIES = saved
+
+
 @cache
 def final_hash(threads: int) -> str:
     """The state hash after ``STEPS`` steps of the mixed scene with ``threads`` threads."""
     w = build(threads)
-    for _ in range(STEPS):
-        w.step(1.0 / 60.0)
+    with threads_for_any_size():
+        for _ in range(STEPS):
+            w.step(1.0 / 60.0)
     return w.state_hash()
 
 
@@ -58,13 +81,27 @@ needs_two = pytest.mark.skipif(available_threads() < 2, reason="numba's thread p
 
 def test_scene_takes_the_parallel_paths():
     w = build(available_threads())
-    for _ in range(60):
-        w.step(1.0 / 60.0)
+    with threads_for_any_size():
+        for _ in range(60):
+            w.step(1.0 / 60.0)
+        assert threads_in_use() == available_threads()
     colour = w._solver.color[: w.contacts.count]
     per_colour = np.bincount(colour[(colour >= 0) & (colour < COLORS)])
     assert len(w.pairs) >= PARALLEL_PAIRS
     assert (per_colour + L - 1).max() // L >= PARALLEL_BLOCKS  # a colour of that many blocks of L lanes
     assert w.joints
+
+
+@needs_two
+def test_a_world_below_parallel_bodies_steps_on_one_thread():
+    w = build(available_threads())
+    assert w.threads == available_threads() and len(w.bodies) < PARALLEL_BODIES
+    w.step(1.0 / 60.0)
+    assert threads_in_use() == 1  # the step's parallel loops ran on the calling thread alone
+    with threads_for_any_size():
+        w.step(1.0 / 60.0)
+        assert threads_in_use() == available_threads()
+    assert w.threads == available_threads()  # the setting itself is left as it was
 
 
 @needs_two

@@ -8,6 +8,7 @@ from .broadphase import BroadPhase
 from .collide import Manifold, collide
 from .contacts import CollisionEvent
 from .core.layout import BOX, CAPSULE, HULL, KIND_NAMES, SPHERE
+from .core.threads import PARALLEL_BODIES
 from .settings import SETTINGS, Setting
 from .shapes import Box, Capsule, ConvexHull, Shape, Sphere
 from .world import (
@@ -25,7 +26,8 @@ from .world import (
 BROADPHASES = BroadPhase.METHODS
 """The broad-phase methods ``World.broadphase`` accepts."""
 
-__all__ = ["BOX", "BROADPHASES", "CAPSULE", "FRICTION_RULES", "HULL", "KIND_NAMES", "RESPONSES",
+__all__ = ["BOX", "BROADPHASES", "CAPSULE", "FRICTION_RULES", "HULL", "KIND_NAMES", "PARALLEL_BODIES",
+           "RESPONSES",
            "RESTITUTION_RULES", "SETTINGS", "SPHERE", "STAGES", "STAGE_GROUPS", "Body", "Box", "Capsule",
            "CollisionEvent", "ConvexHull", "DistanceJoint", "Grab", "Manifold", "RayHit", "Setting", "Shape",
            "Sphere", "World", "collide"]

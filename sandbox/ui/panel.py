@@ -15,7 +15,16 @@ from collections.abc import Callable
 import numpy as np
 from imgui_bundle import imgui, implot
 
-from ..engine import BROADPHASES, KIND_NAMES, RESPONSES, RESTITUTION_RULES, SETTINGS, STAGE_GROUPS, STAGES
+from ..engine import (
+    BROADPHASES,
+    KIND_NAMES,
+    PARALLEL_BODIES,
+    RESPONSES,
+    RESTITUTION_RULES,
+    SETTINGS,
+    STAGE_GROUPS,
+    STAGES,
+)
 from ..i18n import LANGUAGES, N_, _, language, set_language
 from ..lessons import Label
 from ..render.debug_draw import broadphase_caption, broadphase_legend
@@ -548,8 +557,9 @@ class Panel:
             if changed:
                 session.set_setting("threads", min(max(n, 1), top))
             imgui.push_text_wrap_pos(0.0)
-            imgui.text_colored(DIM, _("threads the step's parallel loops run on; the results are the same "
-                                      "bit for bit whatever the number"))
+            imgui.text_colored(DIM, _("threads the step's parallel loops run on (a world of fewer than {n} "
+                                      "bodies steps on one: faster there); the results are the same bit for "
+                                      "bit whatever the number").format(n=PARALLEL_BODIES))
             imgui.pop_text_wrap_pos()
 
     @staticmethod

@@ -45,6 +45,22 @@ def threads_in_use() -> int:
     return int(numba.get_num_threads())
 
 
+PARALLEL_BODIES = 2048
+"""The fewest bodies for which a step runs its parallel loops on the threads asked for (``step_threads``);
+a smaller world steps on one. Measured on the two-core development machine (``python -m bench.threads``,
+fifteenth session, the settled piles): the S1 pile of 4096 stepped 1.41x faster on two threads than on
+one, but the pile of 1000 0.86x, every stage slower: there each parallel loop has too little to do for
+what it costs to move the bodies' and contacts' cache lines from one core to the other (the serial
+integration of the positions, which touches every body once a sub-step, took 2.4 times as long after a
+two-thread solve as after a one-thread one). The results are the same either way (see the module)."""
+
+
+def step_threads(requested: int, bodies: int) -> int:
+    """The threads a step of a world of ``bodies`` bodies runs its parallel loops on, ``requested``
+    (``World.threads``) at most: all of them from ``PARALLEL_BODIES`` bodies up, else 1."""
+    return requested if bodies >= PARALLEL_BODIES else 1
+
+
 def use_threads(n: int) -> None:
     """Run the parallel loops that the calling thread starts next on ``n`` threads
     (1 ≤ n ≤ ``available_threads()``, checked by the caller)."""
