@@ -16,6 +16,10 @@ the engine in them, each thread working on its own share, one computing (no memo
 streaming arrays four times the size of the last-level cache through memory, as the solver's passes
 stream the contact rows of a large scene. The stages that stream memory cannot scale better than the
 second on this machine, whatever the engine does.
+
+A world of fewer than ``core.threads.PARALLEL_BODIES`` bodies steps on one thread whatever
+``World.threads`` says (the S1 pile of 1000: its table then shows the serial step at every count, and
+says so); ``--any-size`` lifts that rule, to measure what the threads would do there.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from numba import njit, prange
 
 from bench.ours_peer import Engine
 from bench.peers import PEERS_DIR
+from sandbox.engine.core import threads as engine_threads
 from sandbox.engine.world import STAGES
 
 sys.path.insert(0, str(PEERS_DIR))
@@ -135,7 +140,11 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--only", nargs="+", help="scene labels' first words, e.g. S1 or S3")
     ap.add_argument("--steps", type=float, default=1.0, help="fraction of each scene's steps to run")
+    ap.add_argument("--any-size", action="store_true",
+                    help="run every scene on the threads asked for, also one below PARALLEL_BODIES bodies")
     a = ap.parse_args()
+    if a.any_size:
+        engine_threads.PARALLEL_BODIES = 0
     machine = ceiling(a.threads, a.repeats)
     print(f"\nThe machine alone, median of {a.repeats}, load average {os.getloadavg()[0]:.1f}: speed-up "
           f"over {a.threads[0]} thread(s) of a loop that only computes and of one that streams 32 MB through "
@@ -159,6 +168,9 @@ def main() -> None:
         print(f"\n{label}, {k} steps, median of {a.repeats}; "
               f"final states {'identical' if len(hashes) == 1 else 'DIFFERENT'} across thread counts; "
               f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after")
+        if n < engine_threads.PARALLEL_BODIES:
+            print(f"(fewer than PARALLEL_BODIES = {engine_threads.PARALLEL_BODIES} bodies: every count steps "
+                  "on one thread, core/threads.py; --any-size lifts the rule)")
         print("| stage | " + " | ".join(f"{t} thr ms" for t in a.threads) + " | speed-up |")
         print("|---|" + "---|" * (len(a.threads) + 1))
         rows = [("step (harness clock)", [statistics.median(ms for ms, _ in per[t]) for t in a.threads])]
