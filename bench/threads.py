@@ -168,9 +168,10 @@ def main() -> None:
         print(f"\n{label}, {k} steps, median of {a.repeats}; "
               f"final states {'identical' if len(hashes) == 1 else 'DIFFERENT'} across thread counts; "
               f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after")
-        if n < engine_threads.PARALLEL_BODIES:
-            print(f"(fewer than PARALLEL_BODIES = {engine_threads.PARALLEL_BODIES} bodies: every count steps "
-                  "on one thread, core/threads.py; --any-size lifts the rule)")
+        bodies = ThreadedEngine.last.w.data.n  # the world's own count, ground included
+        if max(a.threads) > 1 and engine_threads.step_threads(max(a.threads), bodies) == 1:
+            print(f"({bodies} bodies, fewer than PARALLEL_BODIES = {engine_threads.PARALLEL_BODIES}: every "
+                  "count steps on one thread, core/threads.py; --any-size lifts the rule)")
         print("| stage | " + " | ".join(f"{t} thr ms" for t in a.threads) + " | speed-up |")
         print("|---|" + "---|" * (len(a.threads) + 1))
         rows = [("step (harness clock)", [statistics.median(ms for ms, _ in per[t]) for t in a.threads])]

@@ -27,7 +27,6 @@ BROADPHASES = BroadPhase.METHODS
 """The broad-phase methods ``World.broadphase`` accepts."""
 
 __all__ = ["BOX", "BROADPHASES", "CAPSULE", "FRICTION_RULES", "HULL", "KIND_NAMES", "PARALLEL_BODIES",
-           "RESPONSES",
-           "RESTITUTION_RULES", "SETTINGS", "SPHERE", "STAGES", "STAGE_GROUPS", "Body", "Box", "Capsule",
-           "CollisionEvent", "ConvexHull", "DistanceJoint", "Grab", "Manifold", "RayHit", "Setting", "Shape",
-           "Sphere", "World", "collide"]
+           "RESPONSES", "RESTITUTION_RULES", "SETTINGS", "SPHERE", "STAGES", "STAGE_GROUPS", "Body", "Box",
+           "Capsule", "CollisionEvent", "ConvexHull", "DistanceJoint", "Grab", "Manifold", "RayHit",
+           "Setting", "Shape", "Sphere", "World", "collide"]

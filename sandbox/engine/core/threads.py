@@ -57,7 +57,9 @@ two-thread solve as after a one-thread one). The results are the same either way
 
 def step_threads(requested: int, bodies: int) -> int:
     """The threads a step of a world of ``bodies`` bodies runs its parallel loops on, ``requested``
-    (``World.threads``) at most: all of them from ``PARALLEL_BODIES`` bodies up, else 1."""
+    (``World.threads``) at most: all of them from ``PARALLEL_BODIES`` bodies up, else 1. ``bodies`` is the
+    world's rows (``World.step`` passes ``data.n``, removed bodies' rows included): what the step's loops
+    run over."""
     return requested if bodies >= PARALLEL_BODIES else 1
 
 
