@@ -18,7 +18,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "a8cd4c57897dc745b7cd6344a2c06217c798a72687953236bb7b915a1e33cc5a"
+RECORDED = "2bd3b834fb27db9cf2b0089e8ce1d5d2861522348f5c2391d50247a3a4617fe5"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:

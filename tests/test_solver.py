@@ -42,14 +42,29 @@ def step_both(w: World) -> tuple[World, World]:
     return wide, ref
 
 
-def assert_same_step(wide: World, ref: World) -> None:
+# How close the wide solver's step comes to the reference's. The lanes compute in float32 and the reference
+# in float64 from the same float32 rows (contact_rows.py), so the two agree to float32's precision: a part
+# in 10⁵ of the largest value, after the hundreds of impulses of a step. Except where a point's gap sits at
+# zero: the soft step switches formula there (a speculative contact is rigid, an overlap soft), rounding
+# picks the side, and that point's impulse differs by up to the soft impulse scale times its impulse, a
+# part in 10² (the piles of spheres and the mixed showcase have such points; the pyramid and the bounce
+# have none).
+FLOAT32 = 1e-5
+SWITCHED = 2e-2
+TOLERANCE = {"S1 pile": SWITCHED, "S2 pyramid": FLOAT32, "S3 spheres": SWITCHED, "S5 bounce": FLOAT32,
+             "showcase": SWITCHED}
+
+
+def assert_same_step(wide: World, ref: World, tol: float) -> None:
+    """The two steps agree field by field to ``tol`` times the field's largest value."""
     n = wide.data.n
     for field in ("vel", "angvel", "pos", "quat"):
-        np.testing.assert_allclose(getattr(wide.data, field)[:n], getattr(ref.data, field)[:n], rtol=1e-9,
-                                   atol=1e-9, err_msg=field)
+        got, want = getattr(wide.data, field)[:n], getattr(ref.data, field)[:n]
+        np.testing.assert_allclose(got, want, rtol=0, atol=tol * max(np.abs(want).max(), 1e-3), err_msg=field)
     c = wide.contacts.count
     assert c == ref.contacts.count
-    np.testing.assert_allclose(wide.contacts.impulse[:c], ref.contacts.impulse[:c], rtol=1e-9, atol=1e-9)
+    want = ref.contacts.impulse[:c]
+    np.testing.assert_allclose(wide.contacts.impulse[:c], want, rtol=0, atol=tol * np.abs(want).max())
 
 
 @pytest.mark.parametrize("scene", list(STANDARD))
@@ -58,7 +73,7 @@ def test_wide_solver_matches_the_reference(scene):
     w = settled(build, steps)
     wide, ref = step_both(w)
     assert wide.contacts.count > 0 and np.abs(wide.contacts.impulse).max() > 0
-    assert_same_step(wide, ref)
+    assert_same_step(wide, ref, TOLERANCE[scene])
 
 
 def test_overflow_manifolds_are_solved_by_the_reference():
@@ -73,7 +88,7 @@ def test_overflow_manifolds_are_solved_by_the_reference():
     colors = s.color[: w.contacts.count]
     assert (colors == COLORS).sum() >= 48 - COLORS  # the overflow is in use
     wide, ref = step_both(w)
-    assert_same_step(wide, ref)
+    assert_same_step(wide, ref, FLOAT32)
     for _ in range(60):
         w.step(DT)
     assert abs(plank.position[1] - 0.1) < 0.01 and np.linalg.norm(plank.linear_velocity) < 0.01

@@ -94,8 +94,9 @@ class ContactSolverData:
         self.prev_lt = np.zeros((1, 3))
         # a block's lane rows, one set per thread (the solver runs the blocks of a colour side by side)
         threads = available_threads()
-        self.V = np.zeros(NV * STRIDE * threads)  # a block's gathered body velocities and inverse masses
-        self.D = np.zeros(ND * STRIDE * threads)  # a block's displacements since the step began
+        # float32, as the wide rows: the lanes compute in single precision (contact_rows.py)
+        self.V = np.zeros(NV * STRIDE * threads, np.float32)  # a block's body velocities and inverse masses
+        self.D = np.zeros(ND * STRIDE * threads, np.float32)  # a block's displacements since the step began
         self.Inv = np.zeros(NI * STRIDE * threads)  # a block's inverse inertias and masses, for the Jacobians
         self.release_scratch()
 
@@ -104,7 +105,7 @@ class ContactSolverData:
         after a step that needed hundreds of megabytes (a pile spawned at one point) they are not kept
         for steps that need a fraction of it, nor held while the step's events are made."""
         self.points = self.manifolds = self.bodies = 0
-        self.cw = np.zeros(NF * STRIDE)
+        self.cw = np.zeros(NF * STRIDE, np.float32)
         self.ensure(64, 16, 16)
 
     def scratch_bytes(self) -> int:
@@ -140,7 +141,7 @@ class ContactSolverData:
     def ensure_wide(self, floats: int) -> None:
         """Make room for ``floats`` values in the wide array (contents are not kept)."""
         if floats > len(self.cw):
-            self.cw = np.zeros(grow(len(self.cw), floats))
+            self.cw = np.zeros(grow(len(self.cw), floats), np.float32)
 
     def points_record(self) -> ContactPoints:
         """The per-point arrays as the kernels' ``ContactPoints`` record."""

@@ -17,8 +17,10 @@ points (``patch.py``: a flat landing leaves without spin), in the first pass of 
 its relax pass. It is the same
 Gauss–Seidel sweep as solving the manifolds one by one in colour order — exactly what
 ``contact_solver_reference.py`` does, in the seed's plain notation, and what ``tests/test_solver.py``
-checks this solver against. The fields of a point are laid out as ``contact_rows.py`` describes. The
-overflow manifolds (no free colour) are left to the reference solver.
+checks this solver against (to float32's precision: the lanes compute in single precision, the
+reference solver in double, from the same float32 rows; ``contact_rows.py`` says why and what it buys).
+The fields of a point are laid out as ``contact_rows.py`` describes. The overflow manifolds (no free
+colour) are left to the reference solver.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
 from numba import prange
 
 from .contact_rows import (
@@ -33,6 +36,10 @@ from .contact_rows import (
     DRA,
     DRB,
     DX,
+    F0,
+    F1,
+    FINF,
+    FTINY,
     IMA,
     IMB,
     LAM_MAX,
@@ -128,20 +135,44 @@ def gather_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
 
 
 @helper
-def scatter_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, V):
-    """Write the lane rows ``V`` of block ``blk`` back to its moving bodies."""
+def lane_change(v, lane):
+    """What a block's pass changed in the float32 copy of the float64 vector ``v``, now ``lane``:
+    lane − float32(v), exact in float64."""
+    return (np.float64(lane[0]) - np.float64(np.float32(v[0])),
+            np.float64(lane[1]) - np.float64(np.float32(v[1])),
+            np.float64(lane[2]) - np.float64(np.float32(v[2])))
+
+
+@helper
+def scatter_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, inv_mass, V):
+    """Add to block ``blk``'s moving bodies what its pass changed in their lane rows ``V``.
+
+    The change, not the lanes' values: writing those back would round every body of the block to
+    float32 in every pass, impulse or not. And the linear change as one impulse ``p`` given to b and
+    taken from a: the lanes, in float32, round a's and b's changes apart, which moved the pair's
+    momentum by a part in 10⁷ of the faster body's. ``p`` is the impulse that makes the relative
+    velocity change exactly what the lanes made it, (Δvb − Δva) / (1/ma + 1/mb); applied with the
+    float64 inverse masses it keeps the momentum to float64's precision (Newton's third law, as
+    ``impulse.push_pair`` applies it)."""
     order = blocks.order
     s = blocks.start[blk]
     for j in range(blocks.lanes[blk]):
         i = order[s + j]
         a = mb_a[i]
         b = mb_b[i]
+        va, vb = load3(vel, a), load3(vel, b)
+        dva, dvb = lane_change(va, get3(V, 0, VA, j)), lane_change(vb, get3(V, 0, VB, j))
+        if moving[a] and moving[b]:
+            p = scale(sub(dvb, dva), 1.0 / (inv_mass[a] + inv_mass[b]))
+            dva, dvb = scale(p, -inv_mass[a]), scale(p, inv_mass[b])
         if moving[a]:
-            store3(vel, a, get3(V, 0, VA, j))
-            store3(angvel, a, get3(V, 0, WA, j))
+            store3(vel, a, add(va, dva))
+            wa = load3(angvel, a)
+            store3(angvel, a, add(wa, lane_change(wa, get3(V, 0, WA, j))))
         if moving[b]:
-            store3(vel, b, get3(V, 0, VB, j))
-            store3(angvel, b, get3(V, 0, WB, j))
+            store3(vel, b, add(vb, dvb))
+            wb = load3(angvel, b)
+            store3(angvel, b, add(wb, lane_change(wb, get3(V, 0, WB, j))))
 
 
 @helper
@@ -170,8 +201,8 @@ def warm_start_lanes(nl, cw, base, V):
         va, wa, vb, wb, ima, imb = lane_state(V, j)
         vn = (dot(sub(vb, va), get3(cw, base, N, j)) + dot(wb, jac(cw, base, j, 0, 1))
               - dot(wa, jac(cw, base, j, 0, 0)))
-        fresh = cw[at(base, LAM_MAX, j)] == 0.0
-        cw[at(base, APPROACH, j)] = max(-vn, 0.0) if fresh else cw[at(base, APPROACH, j)]
+        fresh = cw[at(base, LAM_MAX, j)] == F0
+        cw[at(base, APPROACH, j)] = max(-vn, F0) if fresh else cw[at(base, APPROACH, j)]
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, N, j), cw[at(base, LAM_N, j)],
                                    jac(cw, base, j, 0, 2), jac(cw, base, j, 0, 3))
         va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, get3(cw, base, T1, j), cw[at(base, LAM_T1, j)],
@@ -215,7 +246,7 @@ def warm_start_block(blk, B, cw, mb_a, mb_b, bodies, V):
     gather_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.vel, bodies.angvel, bodies.inv_mass, V)
     for p in range(B.slots[blk]):
         warm_start_lanes(B.lanes[blk], cw, B.offset[blk] + p * NF * STRIDE, V)
-    scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.vel, bodies.angvel, V)
+    scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.vel, bodies.angvel, bodies.inv_mass, V)
 
 
 @helper(inline="always")
@@ -247,7 +278,7 @@ def normal_update(row, va, wa, vb, wb, ima, imb, dx, dra, drb, coefficients):
     n, ran, rbn, ian, ibn, mass, sep0, old, lam_max = row
     bias, ms, isc = normal_bias(separation_now(sep0, n, ran, rbn, dx, dra, drb), coefficients)
     vn = dot(sub(vb, va), n) + dot(wb, rbn) - dot(wa, ran)
-    new = max(old - mass * ms * (vn + bias) - isc * old, 0.0)
+    new = max(old - mass * ms * (vn + bias) - isc * old, F0)
     va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, n, new - old, ian, ibn)
     return va, wa, vb, wb, new, max(lam_max, new)
 
@@ -277,7 +308,7 @@ def friction_update(cw, base, j, va, wa, vb, wb, ima, imb):
     l2 = lt2 - cw[at(base, MASS_T2, j)] * (dot(dv, t2) + dot(wb, jac(cw, base, j, 2, 1))
                                            - dot(wa, jac(cw, base, j, 2, 0)))
     cap = cw[at(base, MU, j)] * cw[at(base, LAM_N, j)]
-    f = min(1.0, cap / max(math.sqrt(l1 * l1 + l2 * l2), 1e-30))
+    f = min(F1, cap / max(math.sqrt(l1 * l1 + l2 * l2), FTINY))
     l1 *= f
     l2 *= f
     va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, t1, l1 - lt1, jac(cw, base, j, 1, 2),
@@ -316,7 +347,7 @@ def patch_sums_lanes(nl, cw, base, D, coefficients):
     for j in range(nl):
         k = cw[at(base, MASS_N, j)]
         lam = cw[at(base, LAM_N, j)]
-        real = k > 0.0
+        real = k > F0
         n = get3(cw, base, N, j)
         ran, rbn = jac(cw, base, j, 0, 0), jac(cw, base, j, 0, 1)
         s = separation_now(cw[at(base, SEP0, j)], n, ran, rbn, get3(D, 0, DX, j), get3(D, 0, DRA, j),
@@ -326,10 +357,10 @@ def patch_sums_lanes(nl, cw, base, D, coefficients):
         put3(D, 0, PSBN, j, add(get3(D, 0, PSBN, j), rbn))
         put3(D, 0, PJAN, j, add(get3(D, 0, PJAN, j), jac(cw, base, j, 0, 2)))
         put3(D, 0, PJBN, j, add(get3(D, 0, PJBN, j), jac(cw, base, j, 0, 3)))
-        D[at(0, PM, j)] += 1.0 if real else 0.0
-        D[at(0, PGRAD, j)] += g if real else 0.0
-        D[at(0, PCOMP, j)] += soft if real else 0.0
-        D[at(0, PLOW, j)] = min(D[at(0, PLOW, j)], lam if real else math.inf)
+        D[at(0, PM, j)] += F1 if real else F0
+        D[at(0, PGRAD, j)] += g if real else F0
+        D[at(0, PCOMP, j)] += soft if real else F0
+        D[at(0, PLOW, j)] = min(D[at(0, PLOW, j)], lam if real else FINF)
 
 
 @helper(error_model="numpy")
@@ -349,7 +380,7 @@ def patch_normal_lanes(nl, cw, off, V, D):
 def patch_impulse_lanes(nl, cw, base, D):
     """The patch step, last part, for one slot of a block's lanes: the point takes its lane's step."""
     for j in range(nl):
-        real = cw[at(base, MASS_N, j)] > 0.0
+        real = cw[at(base, MASS_N, j)] > F0
         lam = cw[at(base, LAM_N, j)] + D[at(0, PSTEP, j)]
         cw[at(base, LAM_N, j)] = lam if real else cw[at(base, LAM_N, j)]
         cw[at(base, LAM_MAX, j)] = max(cw[at(base, LAM_MAX, j)], lam) if real else cw[at(base, LAM_MAX, j)]
@@ -390,7 +421,7 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
         # its normal impulses are the final ones, and friction clamped by them is what makes a spinning
         # box slow down at Coulomb's rate (with friction only in the biased passes, 2-5 % slower)
         point_lanes(blk_lanes[blk], cw, blk_off[blk] + p * NF * STRIDE, V, D, coefficients)
-    scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
+    scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
 
 
 @helper(inline="always")
@@ -434,6 +465,10 @@ def solve_colours(contacts, bodies, coefficients, warm):
     session (0.68x before numba's OpenMP threads were told to spin only briefly between loops,
     ``threads.py``), the solve stage alone 0.9-1.25x; ``python -m bench.threads`` prints the cores' worth
     each run got, 1.65-1.75 of 2 on this machine then."""
+    c = coefficients  # in float32, as the lanes compute (a float64 field would widen their arithmetic)
+    coefficients = NormalCoefficients(np.float32(c.inv_h), np.float32(c.bias_rate), np.float32(c.mass_scale),
+                                      np.float32(c.impulse_scale), np.float32(c.max_push),
+                                      np.float32(c.linear_slop), c.patch)
     T = contacts.table
     # a record made here, not read out of another: numba's parallel loops take only those
     B = Blocks(T.order, T.start, T.lanes, T.slots, T.offset, T.color)

@@ -39,10 +39,10 @@ flat landing came from the tilt that the points' normal impulses, solved one aft
 box; the normal patch removes it.
 
 The reference solver calls ``solve_patch`` per manifold; the wide solver does the same lane by lane,
-through the same ``point_terms`` and ``normal_step`` in the same order, so the two still agree to the
-last bit (``tests/test_solver.py``). Only manifolds of two or more points have a patch; one point is its
-own patch. It reads each point's normal rows, separation and impulse, as the point's own normal
-step does.
+through the same ``point_terms`` and ``normal_step`` in the same order (in float32), so the two agree to
+float32's precision (``tests/test_solver.py``). Only manifolds of two or more points have a patch; one
+point is its own patch. It reads each point's normal rows, separation and impulse, as the point's own
+normal step does.
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ from __future__ import annotations
 import math
 
 from .contact_rows import (
+    F0,
+    F1,
     LAM_MAX,
     LAM_N,
     MASS_N,
@@ -78,7 +80,7 @@ def point_terms(s, k, lam, coefficients):
     the bias and softness that the points' own pass gives it (``contact_solver.normal_update``). Selects,
     not branches, and the ``numpy`` error model, so that the wide solver's lane loops stay SIMD."""
     bias, mass_scale, impulse_scale = normal_bias(s, coefficients)
-    soft = 0.0 if k <= 0.0 else impulse_scale / (mass_scale * k)
+    soft = F0 if k <= F0 else impulse_scale / (mass_scale * k)
     return bias + soft * lam, soft
 
 
@@ -89,7 +91,7 @@ def normal_step(san, sbn, jan, jbn, m, grad, compliance, lowest, n, va, wa, vb, 
     m·Δ at the centroid. None (0) for fewer than two points."""
     grad += m * dot(sub(vb, va), n) + dot(wb, sbn) - dot(wa, san)
     curvature = m * m * (ima + imb) + dot(san, jan) + dot(sbn, jbn) + compliance
-    step = max(-grad / curvature, -lowest) if curvature > 0.0 and m > 1.5 else 0.0
+    step = max(-grad / curvature, -lowest) if curvature > F0 and m > F1 else F0  # m > 1: two points or more
     va, wa, vb, wb = push_pair(va, wa, vb, wb, ima, imb, scale(n, m), step, jan, jbn)
     return va, wa, vb, wb, step
 
