@@ -56,11 +56,14 @@ TOLERANCE = {"S1 pile": SWITCHED, "S2 pyramid": FLOAT32, "S3 spheres": SWITCHED,
 
 
 def assert_same_step(wide: World, ref: World, tol: float) -> None:
-    """The two steps agree field by field to ``tol`` times the field's largest value."""
+    """The two steps agree field by field to ``tol`` times the field's largest value, or times what
+    gravity adds to a velocity in a step where everything is nearly at rest (the rounding comes with the
+    impulses, whose size is set by the weights they hold up, not by how fast the bodies move)."""
     n = wide.data.n
     for field in ("vel", "angvel", "pos", "quat"):
         got, want = getattr(wide.data, field)[:n], getattr(ref.data, field)[:n]
-        np.testing.assert_allclose(got, want, rtol=0, atol=tol * max(np.abs(want).max(), 1e-3), err_msg=field)
+        scale = max(np.abs(want).max(), 9.81 * DT)
+        np.testing.assert_allclose(got, want, rtol=0, atol=tol * scale, err_msg=field)
     c = wide.contacts.count
     assert c == ref.contacts.count
     want = ref.contacts.impulse[:c]
