@@ -18,7 +18,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "2bd3b834fb27db9cf2b0089e8ce1d5d2861522348f5c2391d50247a3a4617fe5"
+RECORDED = "49b8efff4e0597879cd96ac6de2540dc268aa83dc9adcc07055252fe301dd80f"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:

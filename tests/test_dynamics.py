@@ -95,7 +95,7 @@ def test_inelastic_head_on_gives_common_velocity():
     assert a.linear_velocity[0] == pytest.approx(1.0, abs=0.01)
     assert b.linear_velocity[0] == pytest.approx(1.0, abs=0.01)
     rel = np.linalg.norm(w.momentum() - p0) / np.linalg.norm(p0)
-    assert rel <= 1e-9
+    assert rel <= 1e-6  # float32's precision: the solver's lanes compute in single precision
 
 
 def test_newtons_cradle_passes_the_speed_down_the_row():

@@ -106,6 +106,12 @@ def test_waking_one_body_before_the_first_step_wakes_only_it():
     assert [b.awake for b in bodies] == [True, False, False, False]
 
 
+# Momentum is kept to float32's precision, a part in 10⁷ per pass of the solver, which grows to a part in
+# 10⁶ over a few hundred steps: this bound is ten times that, and an impulse given to one body of a pair and
+# not the other breaks it by orders of magnitude.
+FLOAT32_MOMENTUM = 1e-5
+
+
 def test_impacts_between_free_hulls_conserve_momentum():
     rng = np.random.default_rng(7)
     worst = 0.0
@@ -123,7 +129,9 @@ def test_impacts_between_free_hulls_conserve_momentum():
         for _ in range(45):
             w.step(DT)
         worst = max(worst, float(np.linalg.norm(w.momentum() - p0)))
-    assert worst < 1e-9
+    # to float32's precision: the wide solver's lanes round the bodies' velocities to float32 in every
+    # pass (core/contact_rows.py), a part in 10⁷ of the 6 kg·m/s the two hulls carry
+    assert worst < FLOAT32_MOMENTUM * 6.0
 
 
 def test_gas_of_mixed_shapes_conserves_momentum():
@@ -137,9 +145,10 @@ def test_gas_of_mixed_shapes_conserves_momentum():
     for k, p in enumerate(grid):
         w.add_body(shapes[k % 4], position=p, velocity=rng.normal(size=3) * 3, mass=1.0 + k % 3)
     p0 = w.momentum()
+    carried = sum(b.mass * np.linalg.norm(b.linear_velocity) for b in w.bodies)
     for _ in range(120):
         w.step(DT)
-    assert np.linalg.norm(w.momentum() - p0) < 1e-9
+    assert np.linalg.norm(w.momentum() - p0) < FLOAT32_MOMENTUM * carried
 
 
 def test_pile_spawned_at_one_point_separates_gently():
