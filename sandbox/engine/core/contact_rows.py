@@ -30,8 +30,9 @@ and the pile of 1000 15 %. Float32 rows with float64 arithmetic were tried first
 whose rows fit in cache (the conversion of every load; docs/architecture.md). Why it is correct: what the
 rows hold is relative to the contact (unit directions, lever arms of at most a body's size, effective
 masses, separations of centimetres, impulses of one sub-step), never a position in the world, and 24
-bits resolve each to 10⁻⁷ of itself; positions, orientations and the bodies' velocities stay float64
-between passes (a block's velocities are rounded to float32 while its lanes solve it). The once-a-step
+bits resolve each to 10⁻⁷ of itself; positions and orientations stay float64, and so do the bodies'
+velocity arrays, which a pass writes back rounded to float32 (momentum is then kept to a part in 10⁶,
+``contact_solver.scatter_velocities``) and gravity and the integration then extend again. The once-a-step
 kernels (prepare, restitution, events, the reference solver) read the rows into float64 arithmetic.
 The quality figures of the standard scenes stay within their spread from seed to seed (README,
 Benchmarks), and the results are still the same whatever the thread count: each lane does the same
