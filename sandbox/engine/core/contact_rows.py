@@ -52,7 +52,10 @@ from .vecmath import add, dot, load3, load4, mad, quat_rotate, store3, sub
 # issue 14). LLVM still inlines them into their callers.
 _ROW = "float32[::1]"  # the wide rows cw and the lane rows V, D (single precision: see the module)
 _VEC = "UniTuple(float32, 3)"
-_VEC64 = "UniTuple(float64, 3)"  # put3 also stores the float64 vectors of the once-a-step kernels
+# put3 takes float64 vectors, the lanes' float32 ones widened exactly on the way (LLVM folds the widening
+# and the narrowing back away): one signature, since a helper with two, loaded from numba's cache,
+# corrupted the heap in about one app launch in five (sixteenth session; malloc aborts in llvmlite)
+_VEC64 = "UniTuple(float64, 3)"
 
 # float32 constants for the lane loops: a float64 literal would widen the arithmetic it meets
 F0 = np.float32(0.0)
@@ -129,7 +132,7 @@ def get3(w, base, f, j):
     return (w[at(base, f, j)], w[at(base, f + 1, j)], w[at(base, f + 2, j)])
 
 
-@helper([f"void({_ROW}, int64, int64, int64, {v})" for v in (_VEC, _VEC64)])
+@helper(f"void({_ROW}, int64, int64, int64, {_VEC64})")
 def put3(w, base, f, j, v):
     """Store the vector ``v`` in rows ``f``, ``f+1``, ``f+2`` of lane ``j``."""
     w[at(base, f, j)] = v[0]
