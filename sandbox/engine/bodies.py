@@ -61,11 +61,22 @@ _FIELDS: dict[str, tuple[tuple[int, ...], type, float]] = {
     "speed": ((), np.float64, 0.0),  # |v| + |ω|·r before the contacts of the step
     "scratch": ((), np.float64, 0.0),
     "inv_inertia_start": ((3, 3), np.float64, 0.0),  # world inverse inertia at the start of the step
+    # the wide solver's single-precision copy of each body, one 64-byte row (contact_rows.py, SV...)
+    "solver": ((16,), np.float32, 0.0),
 }
-WORK_FIELDS = ("dpos", "drot", "speed", "scratch", "inv_inertia_start")
+WORK_FIELDS = ("dpos", "drot", "speed", "scratch", "inv_inertia_start", "solver")
 """The step's work arrays: each step writes them before reading them, so no body state lives there."""
 STATE_FIELDS = tuple(name for name in _FIELDS if name not in WORK_FIELDS)
 """The fields that hold the bodies' state (what ``World.snapshot`` copies)."""
+
+
+def _aligned(shape: tuple[int, ...], dtype: type, align: int = 64) -> np.ndarray:
+    """An uninitialised C-contiguous array whose first element starts on an ``align``-byte boundary, so
+    that a row of 64 bytes (the ``solver`` field's) is one cache line, not two halves of neighbours."""
+    size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    raw = np.empty(size + align, np.uint8)
+    skip = -raw.ctypes.data % align
+    return raw[skip:skip + size].view(dtype).reshape(shape)
 
 
 def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -96,7 +107,8 @@ class BodyArrays:
     def _grow(self, capacity: int) -> None:
         old = self.capacity
         for name, (shape, dtype, fill) in _FIELDS.items():
-            new = np.full((capacity, *shape), fill, dtype=dtype)
+            new = _aligned((capacity, *shape), dtype)
+            new[...] = fill
             if old:
                 new[:old] = getattr(self, name)
             setattr(self, name, new)

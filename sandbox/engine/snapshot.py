@@ -7,7 +7,7 @@ setting, step) and A/B comparisons (two worlds restored from one snapshot) rest 
 
 A snapshot holds:
 
-- the bodies: every field of ``bodies.STATE_FIELDS`` for the rows ``[:n]`` (not the five work arrays of
+- the bodies: every field of ``bodies.STATE_FIELDS`` for the rows ``[:n]`` (not the six work arrays of
   the step, which each step writes before it reads them), the row count ``n``, the capacity, the free list
   (in order: the next added body takes its last row) and the generations;
 - per body, the shape (shared references: shapes are immutable), the mass a static body gets back when

@@ -743,7 +743,7 @@ class World:
         points = s.points_record()
         bodies = BodyState(n, moving, d.pos, d.quat, d.vel, d.angvel, d.force, d.torque, d.inv_mass,
                            d.inv_inertia_local, d.inv_inertia, d.inv_inertia_start, d.gravity_scale, d.radius,
-                           d.restitution, d.friction, d.dpos, d.drot, d.speed, d.scratch)
+                           d.restitution, d.friction, d.dpos, d.drot, d.speed, d.scratch, d.solver)
         previous = s.previous()
         contact_prepare.match_previous(c.count, c.body_a, c.body_b, c.first, previous, max(d.n, 1), s.match)
         rules = (FRICTION_RULES.index(self._friction_rule), RESTITUTION_RULES.index(self._restitution_rule))

@@ -111,6 +111,19 @@ PCOMP = 23
 PLOW = 24
 PSTEP = 25
 ND = 26
+# columns of a body's row in ``BodyState.solver``, the wide solver's own copy of the bodies (Box2D v3's
+# b2BodyState): velocity, angular velocity, inverse mass (0 unless the body moves this step), whether a
+# coloured block holds the body this step (``contact_solver.mark_wide_bodies``), displacement and rotation
+# vector since the step began, in float32, 16 to a row so that a row is one 64-byte cache line
+# (``bodies._aligned``). A block's gather reads one line per body instead of one from each of six
+# float64 arrays (``contact_solver.load_solver_bodies`` says what it buys)
+SV = 0
+SW = 3
+SIM = 6
+SWIDE = 7
+SDX = 8
+SDR = 11
+NS = 16
 # rows of a block's gathered inverse inertias ``Inv``, for ``jacobian_lanes``: Ia⁻¹ and Ib⁻¹ (9 rows each,
 # row-major), 1/ma, 1/mb
 IIA = 0

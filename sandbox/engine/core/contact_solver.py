@@ -62,8 +62,14 @@ from .contact_rows import (
     PSAN,
     PSBN,
     PSTEP,
+    SDR,
+    SDX,
     SEP0,
+    SIM,
     STRIDE,
+    SV,
+    SW,
+    SWIDE,
     T1,
     T2,
     VA,
@@ -117,33 +123,90 @@ def normal_coefficients(h, use_bias, patch, settings):
 
 
 @helper
-def gather_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, inv_mass, V):
-    """Copy the velocities and inverse masses of block ``blk``'s bodies into the lane rows ``V`` (a body
-    that does not move gets no inverse mass)."""
+def load_solver_bodies(bodies):
+    """Copy every body's velocities, inverse mass (0 unless it moves this step), displacement and rotation
+    vector since the step began into its row of ``bodies.solver`` (``contact_rows.SV``...), rounded to
+    float32: the state the wide solver's passes read and write in place of the float64 arrays, until
+    ``store_solver_velocities`` copies the velocities back.
+
+    What it buys: a block's gather reads one 64-byte line per body where it read a line from each of
+    ``vel``, ``angvel``, ``inv_mass``, ``dpos`` and ``drot``, and its scatter writes one line where it
+    wrote two, converting nothing (Box2D v3 keeps such a solver body state for the same reason). Why it is
+    correct: the lanes rounded the same float64 values to float32 on every gather before, and wrote their
+    float32 results back as they are; the copy in and out only moves those roundings from every block of
+    every pass to twice a sub-step. One difference: a lane's displacement of b relative to a is now the
+    difference of the two rounded displacements, not the rounded difference (a part in 10⁷ of a
+    sub-step's travel)."""
+    S, moving = bodies.solver, bodies.moving
+    vel, angvel, dpos, drot, inv_mass = bodies.vel, bodies.angvel, bodies.dpos, bodies.drot, bodies.inv_mass
+    for i in range(bodies.n):
+        for k in range(3):
+            S[i, SV + k] = vel[i, k]
+            S[i, SW + k] = angvel[i, k]
+            S[i, SDX + k] = dpos[i, k]
+            S[i, SDR + k] = drot[i, k]
+        S[i, SIM] = inv_mass[i] if moving[i] else 0.0
+
+
+@helper
+def mark_wide_bodies(contacts, bodies):
+    """Flag in ``bodies.solver`` (column ``SWIDE``) the bodies of the manifolds in coloured blocks: the ones
+    whose velocities the wide solver's passes work on this step."""
+    S, T = bodies.solver, contacts.table
+    for i in range(bodies.n):
+        S[i, SWIDE] = 0.0
+    for blk in range(contacts.wide_blocks):
+        s = T.start[blk]
+        for j in range(T.lanes[blk]):
+            i = T.order[s + j]
+            S[contacts.body_a[i], SWIDE] = 1.0
+            S[contacts.body_b[i], SWIDE] = 1.0
+
+
+@helper
+def store_solver_velocities(bodies):
+    """Copy the velocities of the moving bodies of the coloured blocks (``mark_wide_bodies``) back from
+    ``bodies.solver`` into the float64 arrays that the rest of the step reads (see
+    ``load_solver_bodies``). Only theirs: a body that no contact of the blocks touches keeps its velocity
+    to float64's precision (a falling ball's v = g·t)."""
+    S, moving, vel, angvel = bodies.solver, bodies.moving, bodies.vel, bodies.angvel
+    for i in range(bodies.n):
+        if moving[i] and S[i, SWIDE] != 0.0:
+            for k in range(3):
+                vel[i, k] = S[i, SV + k]
+                angvel[i, k] = S[i, SW + k]
+
+
+@helper
+def gather_velocities(blk, blocks, mb_a, mb_b, S, V):
+    """Copy the velocities and inverse masses of block ``blk``'s bodies from their rows of
+    ``bodies.solver`` (``S``) into the lane rows ``V``."""
     order = blocks.order
     s = blocks.start[blk]
     for j in range(blocks.lanes[blk]):
         i = order[s + j]
         a = mb_a[i]
         b = mb_b[i]
-        put3(V, 0, VA, j, load3(vel, a))
-        put3(V, 0, WA, j, load3(angvel, a))
-        put3(V, 0, VB, j, load3(vel, b))
-        put3(V, 0, WB, j, load3(angvel, b))
-        V[at(0, IMA, j)] = inv_mass[a] if moving[a] else 0.0
-        V[at(0, IMB, j)] = inv_mass[b] if moving[b] else 0.0
+        for k in range(3):
+            V[at(0, VA + k, j)] = S[a, SV + k]
+            V[at(0, WA + k, j)] = S[a, SW + k]
+            V[at(0, VB + k, j)] = S[b, SV + k]
+            V[at(0, WB + k, j)] = S[b, SW + k]
+        V[at(0, IMA, j)] = S[a, SIM]
+        V[at(0, IMB, j)] = S[b, SIM]
 
 
 @helper
-def scatter_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, V):
-    """Write the lane rows ``V`` of block ``blk`` back to its moving bodies.
+def scatter_velocities(blk, blocks, mb_a, mb_b, moving, S, V):
+    """Write the lane rows ``V`` of block ``blk`` back to the ``bodies.solver`` rows (``S``) of its moving
+    bodies.
 
-    The lanes' float32 values as they are: each pass rounds the velocities of a block's bodies to
-    float32, so the bodies' momentum is kept to a part in 10⁶ or so over a few hundred steps (a gas of
-    64 bodies: 7·10⁻⁷ of its momentum after 120 steps), not to float64's last bit. Writing back only
-    what the lanes changed, as one impulse given to b and taken from a, kept it to 10⁻¹⁵, but S3's
-    deepest overlap between spheres grew from 0.66 to 0.78 cm on average over eight starts (and the
-    step took some 10 % longer), for a reason not found (sixteenth session)."""
+    The lanes compute in float32, so the bodies' momentum is kept to a part in 10⁶ or so over a few
+    hundred steps (a gas of 64 bodies: 7·10⁻⁷ of its momentum after 120 steps), not to float64's last
+    bit. Writing back only what the lanes changed, as one impulse given to b and taken from a, to float64
+    velocities kept it to 10⁻¹⁵, but S3's deepest overlap between spheres grew from 0.66 to 0.78 cm on
+    average over eight starts (and the step took some 10 % longer), for a reason not found (sixteenth
+    session)."""
     order = blocks.order
     s = blocks.start[blk]
     for j in range(blocks.lanes[blk]):
@@ -151,11 +214,13 @@ def scatter_velocities(blk, blocks, mb_a, mb_b, moving, vel, angvel, V):
         a = mb_a[i]
         b = mb_b[i]
         if moving[a]:
-            store3(vel, a, get3(V, 0, VA, j))
-            store3(angvel, a, get3(V, 0, WA, j))
+            for k in range(3):
+                S[a, SV + k] = V[at(0, VA + k, j)]
+                S[a, SW + k] = V[at(0, WA + k, j)]
         if moving[b]:
-            store3(vel, b, get3(V, 0, VB, j))
-            store3(angvel, b, get3(V, 0, WB, j))
+            for k in range(3):
+                S[b, SV + k] = V[at(0, VB + k, j)]
+                S[b, SW + k] = V[at(0, WB + k, j)]
 
 
 @helper
@@ -226,10 +291,10 @@ def warm_start_block(blk, B, cw, mb_a, mb_b, bodies, V):
     body can take flat records only.) Inlined (numba's ``inline="always"``), as is ``solve_block``: called
     for every block of every pass, a compiled call counted references to each of its arrays and made the
     S1 pile of 1000 0.4 ms a step slower on one thread."""
-    gather_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.vel, bodies.angvel, bodies.inv_mass, V)
+    gather_velocities(blk, B, mb_a, mb_b, bodies.solver, V)
     for p in range(B.slots[blk]):
         warm_start_lanes(B.lanes[blk], cw, B.offset[blk] + p * NF * STRIDE, V)
-    scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.vel, bodies.angvel, V)
+    scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.solver, V)
 
 
 @helper(inline="always")
@@ -376,18 +441,18 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
     step of its manifolds of two points or more (``patch.py``, in three lane loops: ``patch_sums_lanes``,
     ``patch_normal_lanes``, ``patch_impulse_lanes``), then its points one slot after another."""
     order, blk_start, blk_lanes, blk_slots, blk_off = B.order, B.start, B.lanes, B.slots, B.offset
-    dpos, drot, vel, angvel = bodies.dpos, bodies.drot, bodies.vel, bodies.angvel
-    inv_mass, moving = bodies.inv_mass, bodies.moving
-    gather_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, inv_mass, V)
+    S = bodies.solver
+    gather_velocities(blk, B, mb_a, mb_b, S, V)
     patch = coefficients.patch and blk_slots[blk] > 1  # some lane has a manifold of two points or more
     s = blk_start[blk]
     for j in range(blk_lanes[blk]):
         i = order[s + j]
         a = mb_a[i]
         b = mb_b[i]
-        put3(D, 0, DX, j, sub(load3(dpos, b), load3(dpos, a)))
-        put3(D, 0, DRA, j, load3(drot, a))
-        put3(D, 0, DRB, j, load3(drot, b))
+        for k in range(3):
+            D[at(0, DX + k, j)] = S[b, SDX + k] - S[a, SDX + k]
+            D[at(0, DRA + k, j)] = S[a, SDR + k]
+            D[at(0, DRB + k, j)] = S[b, SDR + k]
         if patch:  # the patch's sums start from nothing
             for r in range(PSAN, PLOW):
                 D[at(0, r, j)] = 0.0
@@ -404,7 +469,7 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
         # its normal impulses are the final ones, and friction clamped by them is what makes a spinning
         # box slow down at Coulomb's rate (with friction only in the biased passes, 2-5 % slower)
         point_lanes(blk_lanes[blk], cw, blk_off[blk] + p * NF * STRIDE, V, D, coefficients)
-    scatter_velocities(blk, B, mb_a, mb_b, moving, vel, angvel, V)
+    scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, S, V)
 
 
 @helper(inline="always")

@@ -61,7 +61,7 @@ class StepSettings(NamedTuple):
 
 
 class BodyState(NamedTuple):
-    """The body arrays a step works on (rows ``[:n]`` of ``BodyArrays``), plus four per-step scratch
+    """The body arrays a step works on (rows ``[:n]`` of ``BodyArrays``), plus the per-step work
     arrays of the same length. ``moving[i]``: row i is alive, dynamic and awake this step."""
 
     n: int
@@ -84,6 +84,7 @@ class BodyState(NamedTuple):
     drot: np.ndarray  # (n, 3) rotation vector since the step began
     speed: np.ndarray  # (n,) |v| + |ω|·r at the start of the step, for the speed caps
     scratch: np.ndarray  # (n,) work space
+    solver: np.ndarray  # (n, 16) float32: the wide solver's copy of each body (contact_rows.py, SV...)
 
 
 class Blocks(NamedTuple):

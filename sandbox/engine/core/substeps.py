@@ -19,7 +19,15 @@ from numba import objmode
 from . import contact_solver_reference as reference
 from .block_solver import build_islands, solve_islands
 from .contact_rows import LAM_N, LAM_T1, LAM_T2, at
-from .contact_solver import normal_coefficients, reset_impulses, solve_contacts, warm_start
+from .contact_solver import (
+    load_solver_bodies,
+    mark_wide_bodies,
+    normal_coefficients,
+    reset_impulses,
+    solve_contacts,
+    store_solver_velocities,
+    warm_start,
+)
 from .depenetration import deep_points, limit_separation, record_speeds
 from .grab import solve_grabs
 from .integrate import integrate_positions, integrate_velocities
@@ -62,20 +70,26 @@ def solve_joints_and_grabs(joints, grabs, bodies, h, use_bias, settings):
 
 
 @helper(inline="always")
-def contact_pass(contacts, bodies, coefficients, warm, all_reference, islands):
+def contact_pass(contacts, bodies, coefficients, warm, all_reference, islands, sync):
     """One pass of the impulse method over every contact point: the coloured blocks by the wide solver
     (unless ``all_reference``), then the overflow (or everything) by the reference solver, then the
     islands of the block solver (``block_solver.py``; their warm start is the reference solver's). With
     ``warm`` the pass is the warm start. ``islands``: the block solver's islands of the step
-    (``block_solver.build_islands``)."""
+    (``block_solver.build_islands``). With ``sync`` the wide solver's copy of the bodies is loaded before
+    its part and the velocities stored back after it (``contact_solver.load_solver_bodies``); without, the
+    caller has loaded it and stores it back after its run of passes."""
     # inlined: as a compiled function of its own, this thin wrapper would have numba link and optimise
     # again the whole tree of kernels below it (see ``bench.compile --by-function``)
     first = 0
     if not all_reference:
+        if sync:
+            load_solver_bodies(bodies)
         if warm:
             warm_start(contacts, bodies)
         else:
             solve_contacts(contacts, bodies, coefficients)
+        if sync:
+            store_solver_velocities(bodies)
         first = contacts.wide_blocks
     last = contacts.blocks if warm else contacts.direct_blocks
     if first < last:
@@ -143,6 +157,15 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
             for r in range(3):
                 for c in range(3):
                     bodies.inv_inertia_start[i, r, c] = bodies.inv_inertia[i, r, c]
+    # the wide solver's passes work on its own copy of the bodies (contact_solver.load_solver_bodies): where
+    # nothing else reads or writes the velocities between them (no joints, grabs, overflow, islands or
+    # trace) the copy is loaded before each run of passes and stored back after it; else around every pass
+    wide = mode == IMPULSE and not all_reference
+    sync = wide and (joints.count > 0 or grabs.count > 0 or contacts.wide_blocks < contacts.blocks
+                     or trace_lam.shape[0] > 0)
+    runs = wide and not sync
+    if wide:
+        mark_wide_bodies(contacts, bodies)
     islands = build_islands(contacts, bodies)  # after the inertias of the start of the step: they make A
     record_speeds(bodies)
     deep = deep_points(contacts.points, contacts.pts)  # the points whose separation speed is bounded
@@ -154,9 +177,11 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
                              settings.gravity, h, settings.linear_damping, settings.angular_damping)
         t1 = clock()
         times[T_INTEGRATE_VELOCITIES] += t1 - t0
+        if runs:
+            load_solver_bodies(bodies)
         if mode == IMPULSE:
             if settings.warm_starting:
-                contact_pass(contacts, bodies, biased, yes, all_reference, islands)
+                contact_pass(contacts, bodies, biased, yes, all_reference, islands, sync)
                 if joints.count:
                     solve_distance_joints(joints, bodies, h, yes, settings.joint_hertz,
                                           settings.joint_damping_ratio, yes)
@@ -169,7 +194,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
             for it in range(max(base + (sub < extra), 1)):
                 solve_joints_and_grabs(joints, grabs, bodies, h, yes, settings)
                 contact_pass(contacts, bodies, first if it == 0 else biased, no, all_reference,
-                             islands)
+                             islands, sync)
                 record_pass(trace_lam, trace_vel, k, contacts, bodies)
                 k += 1
         else:
@@ -180,15 +205,21 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
                                  settings.penalty_damping_ratio, max(base + (sub < extra), 1), sub == 0)
             record_pass(trace_lam, trace_vel, k, contacts, bodies)
             k += 1
+        if runs:
+            store_solver_velocities(bodies)
         t3 = clock()
         times[T_SOLVE] += t3 - t2
         integrate_positions(n, moving, bodies.pos, bodies.quat, bodies.vel, bodies.angvel,
                             bodies.inv_inertia_local, bodies.inv_inertia, h, bodies.dpos, bodies.drot)
         t4 = clock()
         times[T_INTEGRATE_POSITIONS] += t4 - t3
+        if runs:
+            load_solver_bodies(bodies)
         if mode == IMPULSE:
             solve_joints_and_grabs(joints, grabs, bodies, h, no, settings)
-            contact_pass(contacts, bodies, relax, no, all_reference, islands)
+            contact_pass(contacts, bodies, relax, no, all_reference, islands, sync)
+        if runs:
+            store_solver_velocities(bodies)
         elif mode == PROJECTION:
             project_contacts(contacts.points, contacts.pts, bodies)
         limit_separation(bodies, deep, contacts.pts, settings.max_push_velocity)
