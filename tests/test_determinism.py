@@ -18,7 +18,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "4dece5aab6c26e661793a904799be351cacfca8795f052f77d2a428c9cf054fb"
+RECORDED = "49b8efff4e0597879cd96ac6de2540dc268aa83dc9adcc07055252fe301dd80f"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:

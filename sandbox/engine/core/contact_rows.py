@@ -31,9 +31,11 @@ whose rows fit in cache (the conversion of every load; docs/architecture.md). Wh
 rows hold is relative to the contact (unit directions, lever arms of at most a body's size, effective
 masses, separations of centimetres, impulses of one sub-step), never a position in the world, and 24
 bits resolve each to 10⁻⁷ of itself; positions and orientations stay float64, and so do the bodies'
-velocity arrays, which a pass writes back rounded to float32 (momentum is then kept to a part in 10⁶,
-``contact_solver.scatter_velocities``) and gravity and the integration then extend again. The once-a-step
-kernels (prepare, restitution, events, the reference solver) read the rows into float64 arithmetic.
+velocity arrays, into which the velocities that the passes computed in float32 are written back
+(``contact_solver.store_solver_velocities``; momentum is then kept to a part in 10⁶,
+``contact_solver.scatter_velocities``) and which gravity and the integration then extend again. The
+once-a-step kernels (prepare, restitution, events, the reference solver) read the rows into float64
+arithmetic.
 The quality figures of the standard scenes stay within their spread from seed to seed (README,
 Benchmarks), and the results are still the same whatever the thread count: each lane does the same
 float32 operations on any thread.
@@ -113,16 +115,15 @@ PSTEP = 25
 ND = 26
 # columns of a body's row in ``BodyState.solver``, the wide solver's own copy of the bodies (Box2D v3's
 # b2BodyState): velocity, angular velocity, inverse mass (0 unless the body moves this step), whether a
-# coloured block holds the body this step (``contact_solver.mark_wide_bodies``), displacement and rotation
-# vector since the step began, in float32, 16 to a row so that a row is one 64-byte cache line
-# (``bodies._aligned``). A block's gather reads one line per body instead of one from each of six
-# float64 arrays (``contact_solver.load_solver_bodies`` says what it buys)
+# coloured block holds the body this step (``contact_solver.mark_wide_bodies``) and rotation vector since
+# the step began, in float32, 16 to a row so that a row is one 64-byte cache line (``bodies._aligned``).
+# A block's gather reads one line per body instead of one from each of four float64 arrays
+# (``contact_solver.load_solver_bodies`` says what it buys)
 SV = 0
 SW = 3
 SIM = 6
 SWIDE = 7
-SDX = 8
-SDR = 11
+SDR = 8
 NS = 16
 # rows of a block's gathered inverse inertias ``Inv``, for ``jacobian_lanes``: Ia⁻¹ and Ib⁻¹ (9 rows each,
 # row-major), 1/ma, 1/mb

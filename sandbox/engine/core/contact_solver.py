@@ -9,8 +9,9 @@ overlaps never turns into kinetic energy. Restitution follows the sub-steps (``r
 
 **Wide blocks.** The manifolds come coloured and cut into blocks of up to ``L`` lanes
 (``graph_color.py``), the manifolds of one block sharing no moving body. A pass gathers a block's body
-velocities into lane rows, solves the block's first points of all lanes side by side, then the second
-points, and so on, and scatters the velocities back. The lane loops have no dependence from one lane to
+velocities into lane rows (from the solver's own float32 copy of the bodies, ``load_solver_bodies``),
+solves the block's first points of all lanes side by side, then the second points, and so on, and
+scatters the velocities back. The lane loops have no dependence from one lane to
 the next, which lets the compiler turn them into SIMD instructions. Before its points, each manifold of
 two points or more is solved as one patch, a normal impulse at its centroid shared evenly by its
 points (``patch.py``: a flat landing leaves without spin), in the first pass of each sub-step and in
@@ -63,7 +64,6 @@ from .contact_rows import (
     PSBN,
     PSTEP,
     SDR,
-    SDX,
     SEP0,
     SIM,
     STRIDE,
@@ -124,26 +124,24 @@ def normal_coefficients(h, use_bias, patch, settings):
 
 @helper
 def load_solver_bodies(bodies):
-    """Copy every body's velocities, inverse mass (0 unless it moves this step), displacement and rotation
-    vector since the step began into its row of ``bodies.solver`` (``contact_rows.SV``...), rounded to
-    float32: the state the wide solver's passes read and write in place of the float64 arrays, until
+    """Copy every body's velocities, inverse mass (0 unless it moves this step) and rotation vector since
+    the step began into its row of ``bodies.solver`` (``contact_rows.SV``...), rounded to float32: the
+    state the wide solver's passes read and write in place of the float64 arrays, until
     ``store_solver_velocities`` copies the velocities back.
 
     What it buys: a block's gather reads one 64-byte line per body where it read a line from each of
-    ``vel``, ``angvel``, ``inv_mass``, ``dpos`` and ``drot``, and its scatter writes one line where it
-    wrote two, converting nothing (Box2D v3 keeps such a solver body state for the same reason). Why it is
-    correct: the lanes rounded the same float64 values to float32 on every gather before, and wrote their
-    float32 results back as they are; the copy in and out only moves those roundings from every block of
-    every pass to twice a sub-step. One difference: a lane's displacement of b relative to a is now the
-    difference of the two rounded displacements, not the rounded difference (a part in 10⁷ of a
-    sub-step's travel)."""
+    ``vel``, ``angvel``, ``inv_mass`` and ``drot`` (Box2D v3 keeps such a solver body state for the same
+    reason), and its scatter writes one line where it wrote two, converting nothing. The displacement
+    stays in float64 (``solve_block`` takes the difference of two bodies' before rounding it). Why it is
+    correct: the lanes rounded the same float64 values to float32 on every gather before and wrote
+    their float32 results back as they are; the copy in and out only moves those roundings from every
+    block of every pass to twice a sub-step, and the results are the same to the last bit."""
     S, moving = bodies.solver, bodies.moving
-    vel, angvel, dpos, drot, inv_mass = bodies.vel, bodies.angvel, bodies.dpos, bodies.drot, bodies.inv_mass
+    vel, angvel, drot, inv_mass = bodies.vel, bodies.angvel, bodies.drot, bodies.inv_mass
     for i in range(bodies.n):
         for k in range(3):
             S[i, SV + k] = vel[i, k]
             S[i, SW + k] = angvel[i, k]
-            S[i, SDX + k] = dpos[i, k]
             S[i, SDR + k] = drot[i, k]
         S[i, SIM] = inv_mass[i] if moving[i] else 0.0
 
@@ -441,7 +439,7 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
     step of its manifolds of two points or more (``patch.py``, in three lane loops: ``patch_sums_lanes``,
     ``patch_normal_lanes``, ``patch_impulse_lanes``), then its points one slot after another."""
     order, blk_start, blk_lanes, blk_slots, blk_off = B.order, B.start, B.lanes, B.slots, B.offset
-    S = bodies.solver
+    S, dpos = bodies.solver, bodies.dpos
     gather_velocities(blk, B, mb_a, mb_b, S, V)
     patch = coefficients.patch and blk_slots[blk] > 1  # some lane has a manifold of two points or more
     s = blk_start[blk]
@@ -450,7 +448,9 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
         a = mb_a[i]
         b = mb_b[i]
         for k in range(3):
-            D[at(0, DX + k, j)] = S[b, SDX + k] - S[a, SDX + k]
+            # the float32 of the float64 difference, not the difference of two float32 displacements:
+            # the separation then sees the relative motion to float32's precision of itself
+            D[at(0, DX + k, j)] = dpos[b, k] - dpos[a, k]
             D[at(0, DRA + k, j)] = S[a, SDR + k]
             D[at(0, DRB + k, j)] = S[b, SDR + k]
         if patch:  # the patch's sums start from nothing
