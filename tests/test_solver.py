@@ -49,7 +49,7 @@ def step_both(w: World) -> tuple[World, World]:
 # zero: the soft step switches formula there (a speculative contact is rigid, an overlap soft), rounding
 # picks the side, and that point's impulse differs by up to the soft impulse scale times its impulse
 # (soft_constraint.py; 0.029 with the default contact hertz and sub-steps: the piles of spheres and the
-# mixed showcase have such points, measured up to 0.022; the pyramid and the bounce have none).
+# mixed showcase have such points, measured up to 0.02; the pyramid and the bounce have none).
 FLOAT32 = 1e-5
 _h = DT / World().substeps
 SWITCHED = soft_coefficients(min(World().contact_hertz, 0.25 / _h), World().contact_damping_ratio, _h)[2]
