@@ -218,8 +218,8 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
         if mode == IMPULSE:
             solve_joints_and_grabs(joints, grabs, bodies, h, no, settings)
             contact_pass(contacts, bodies, relax, no, all_reference, islands, sync)
-        if runs:
-            store_solver_velocities(bodies)
+            if runs:
+                store_solver_velocities(bodies)
         elif mode == PROJECTION:
             project_contacts(contacts.points, contacts.pts, bodies)
         limit_separation(bodies, deep, contacts.pts, settings.max_push_velocity)
