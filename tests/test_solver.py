@@ -51,8 +51,9 @@ def step_both(w: World) -> tuple[World, World]:
 # (soft_constraint.py; 0.029 with the default contact hertz and sub-steps: the piles of spheres and the
 # mixed showcase have such points, measured up to 0.02; the pyramid and the bounce have none).
 FLOAT32 = 1e-5
-_h = DT / World().substeps
-SWITCHED = soft_coefficients(min(World().contact_hertz, 0.25 / _h), World().contact_damping_ratio, _h)[2]
+_defaults = World()
+_h = DT / _defaults.substeps
+SWITCHED = soft_coefficients(min(_defaults.contact_hertz, 0.25 / _h), _defaults.contact_damping_ratio, _h)[2]
 TOLERANCE = {"S1 pile": SWITCHED, "S2 pyramid": FLOAT32, "S3 spheres": SWITCHED, "S5 bounce": FLOAT32,
              "showcase": SWITCHED}
 

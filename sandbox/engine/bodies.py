@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .core.contact_rows import NS
 from .core.vecmath import quat_inv_rotate, quat_rotate, quat_to_mat
 from .validate import (
     MAX_ANGULAR_SPEED,
@@ -62,7 +63,7 @@ _FIELDS: dict[str, tuple[tuple[int, ...], type, float]] = {
     "scratch": ((), np.float64, 0.0),
     "inv_inertia_start": ((3, 3), np.float64, 0.0),  # world inverse inertia at the start of the step
     # the wide solver's single-precision copy of each body, one 64-byte row (contact_rows.py, SV...)
-    "solver": ((16,), np.float32, 0.0),
+    "solver": ((NS,), np.float32, 0.0),
 }
 WORK_FIELDS = ("dpos", "drot", "speed", "scratch", "inv_inertia_start", "solver")
 """The step's work arrays: each step writes them before reading them, so no body state lives there."""
