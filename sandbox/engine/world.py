@@ -748,7 +748,7 @@ class World:
         contact_prepare.match_previous(c.count, c.body_a, c.body_b, c.first, previous, max(d.n, 1), s.match)
         rules = (FRICTION_RULES.index(self._friction_rule), RESTITUTION_RULES.index(self._restitution_rule))
         contact_prepare.prepare_contacts(nb, blocks, c.manifolds(), c.first, bodies, rules, s.match, previous,
-                                         self._warm_starting, points, s.Inv)
+                                         self._warm_starting, self._response != "impulse", points, s.Inv)
         contacts = SolverContacts(npts, nb, wide, direct, blocks, c.body_a, c.body_b, c.first, c.npoints,
                                   points, s.V, s.D, island)
         joints = self._joints_packed()

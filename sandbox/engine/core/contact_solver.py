@@ -147,6 +147,21 @@ def load_solver_bodies(bodies):
 
 
 @helper
+def load_solver_rotations(bodies):
+    """Copy only every body's rotation vector since the step began into its row of ``bodies.solver``
+    (``SDR``): the load that follows ``integrate_positions`` in a run of passes. What it buys: a third of
+    ``load_solver_bodies``' writes and none of its velocity reads, once per sub-step. Why it is correct:
+    integrate_positions changes the rotation vectors and the positions only; the velocities in the rows
+    are either those just stored back from them (``store_solver_velocities``, float32 values that
+    float64 holds exactly) or the float32 of velocities nothing changed since the last full load, and
+    the inverse masses do not change within a step, so a full load would write the same bits."""
+    S, drot = bodies.solver, bodies.drot
+    for i in range(bodies.n):
+        for k in range(3):
+            S[i, SDR + k] = drot[i, k]
+
+
+@helper
 def mark_wide_bodies(contacts, bodies):
     """Flag in ``bodies.solver`` (column ``SWIDE``) the bodies of the manifolds in coloured blocks: the ones
     whose velocities the wide solver's passes work on this step."""

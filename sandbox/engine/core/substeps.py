@@ -21,6 +21,7 @@ from .block_solver import build_islands, solve_islands
 from .contact_rows import LAM_N, LAM_T1, LAM_T2, at
 from .contact_solver import (
     load_solver_bodies,
+    load_solver_rotations,
     mark_wide_bodies,
     normal_coefficients,
     reset_impulses,
@@ -214,7 +215,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
         t4 = clock()
         times[T_INTEGRATE_POSITIONS] += t4 - t3
         if runs:
-            load_solver_bodies(bodies)
+            load_solver_rotations(bodies)  # the velocities in the rows are still the ones just stored
         if mode == IMPULSE:
             solve_joints_and_grabs(joints, grabs, bodies, h, no, settings)
             contact_pass(contacts, bodies, relax, no, all_reference, islands, sync)
