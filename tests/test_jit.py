@@ -196,3 +196,28 @@ def test_borrowed_and_stack_arrays_are_ordinary_arrays_without_an_owner():
     np.testing.assert_array_equal(a, [1.0, 21.0, 41.0])
     np.testing.assert_array_equal(b, [63.0, 0.0])
     np.testing.assert_array_equal(c, [[0.0, 0.0], [0.0, 7.0]])
+
+
+def test_keep_alive_keeps_a_borrowed_scratch_array_from_being_freed_and_reused():
+    # refcount.keep_alive: numba frees a local array right after the last statement naming it, so that a
+    # borrowed view of a scratch array pointed at freed memory, which the next allocation of the same size
+    # took over (the narrow phase's heap corruption, eighteenth session). Named again after the views'
+    # last use, the scratch stays allocated and a new array gets memory of its own
+    from numba import njit
+
+    from sandbox.engine.core.refcount import borrow, keep_alive
+
+    @njit
+    def scratch_and_new():
+        scratch = np.zeros((4, 3))
+        view = borrow(scratch)
+        fresh = np.zeros((4, 3))
+        fresh[0, 0] = 9.0  # would land in the view, were they the same memory
+        seen = view[0, 0]
+        addresses = (view.ctypes.data, fresh.ctypes.data)
+        keep_alive(scratch)
+        return addresses, seen
+
+    (view_at, fresh_at), seen = scratch_and_new()
+    assert view_at != fresh_at
+    assert seen == 0.0

@@ -55,8 +55,9 @@ from .vecmath import add, dot, load3, load4, mad, quat_rotate, store3, sub
 _ROW = "float32[::1]"  # the wide rows cw and the lane rows V, D (single precision: see the module)
 _VEC = "UniTuple(float32, 3)"
 # put3 takes float64 vectors, the lanes' float32 ones widened exactly on the way (LLVM folds the widening
-# and the narrowing back away): one signature, since a helper with two, loaded from numba's cache,
-# corrupted the heap in about one app launch in five (sixteenth session; malloc aborts in llvmlite)
+# and the narrowing back away): one signature, one compiled copy. (The sixteenth session blamed the heap
+# corruption of some app launches on put3's two signatures; it came from the narrow phase's freed scratch
+# arrays, refcount.keep_alive, found in the eighteenth)
 _VEC64 = "UniTuple(float64, 3)"
 
 # float32 constants for the lane loops: a float64 literal would widen the arithmetic it meets

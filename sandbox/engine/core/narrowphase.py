@@ -24,7 +24,7 @@ from .layout import BOX, CAPSULE, HULL, MAX_POINTS, SPHERE
 from .narrow_trace import step_buffer
 from .polyhedra import box_box, box_hull, hull_hull
 from .records import HullArrays
-from .refcount import borrow
+from .refcount import borrow, keep_alive
 from .rounded import (
     box_capsule,
     capsule_capsule,
@@ -205,7 +205,8 @@ def collide_shares(first, stride, shares, start, order, bodies, H, out):
     depths = np.zeros(MAX_POINTS)
     # every array the pair tests are handed, borrowed (refcount.py): a pair test that LLVM does not inline
     # would otherwise count references to each of them around every call, most of the time of a sphere
-    # pair. The arrays themselves outlive the loop (the scratch above, the caller's the rest)
+    # pair. The arrays themselves outlive the loop: the caller's are the caller's to keep, the scratch
+    # above is kept by keep_alive after the loop (numba would free it right after this line otherwise)
     scratch = borrow((normal, pts_a, pts_b, depths))
     bodies, out, H, order = borrow((bodies, out, H, order))
     # a trace buffer without rows: a step records nothing (narrow_trace.py; StepTrace.pair retraces a pair)
@@ -223,6 +224,7 @@ def collide_shares(first, stride, shares, start, order, bodies, H, out):
                 last_row = min((r + 1) * SHARE_ROWS, hi)
                 _collide_bucket(code, (order, first_row, last_row, bodies, H, scratch, out, trace))
                 r += shares
+    keep_alive((normal, pts_a, pts_b, depths))
 
 
 @kernel

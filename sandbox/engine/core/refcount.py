@@ -9,7 +9,13 @@ reduces each of those operations to the test of a null pointer, as ``narrow_trac
 for its empty trace buffer.
 
 A borrowed view does not keep its memory alive: the caller keeps the array it was made from for as
-long as the view is used, which is the case for the scratch arrays a kernel allocates for its own loop.
+long as the view is used. For an array the kernel allocates itself that takes ``keep_alive`` after the
+last use of the view, because numba frees a local array right after the last statement that names it,
+not at the end of the function: a scratch array borrowed and then never named again was freed at once,
+the pair tests went on writing into the freed memory, and the next allocations that reused it (inside
+the loop, or numba's and LLVM's own after it) were corrupted. That was the crash ("malloc(): smallbin
+double linked list corrupted") that struck about one app launch in twenty-five, inside llvmlite, long
+after the narrow phase had done the damage (eighteenth session: ``tests/test_refcount.py``).
 
 A small scratch array that a function needs for one call (the polygons of the box–box clipping) is best
 not allocated at all: ``stack_matrix`` gives one on the function's stack, with no owner either, in place
@@ -66,6 +72,16 @@ def _borrow(typingctx, value):
     return value(value), codegen
 
 
+@intrinsic
+def _keep_alive(typingctx, value):
+    """Nothing, at run time: a statement that names ``value``, so that numba frees it only after this."""
+
+    def codegen(context, builder, signature, args):
+        return context.get_dummy_value()
+
+    return types.none(value), codegen
+
+
 @intrinsic(prefer_literal=True)
 def _stack_matrix(typingctx, rows, cols):
     """A ``rows`` × ``cols`` float64 C array (both literal integers) on the calling function's stack,
@@ -94,12 +110,21 @@ if config.DISABLE_JIT:  # plain Python (a debugger, coverage): the array itself,
     def stack_matrix(rows, cols):
         """An uninitialised ``rows`` × ``cols`` float64 array."""
         return np.empty((rows, cols))
+
+    def keep_alive(value):
+        """Nothing (plain Python frees nothing while a view of it lives)."""
 else:
     @helper(inline="always")
     def borrow(array):
         """A view of ``array`` that numba's reference counting passes over (see the module's docstring);
         valid while ``array`` is. A tuple or record of arrays gives the same with a view of each."""
         return _borrow(array)
+
+    @helper(inline="always")
+    def keep_alive(value):
+        """Keep ``value`` (an array, or a tuple of them) allocated up to this point of the calling kernel:
+        call it after the last use of a view ``borrow`` made of it (see the module's docstring)."""
+        _keep_alive(value)
 
     @helper(inline="always")
     def stack_matrix(rows, cols):
