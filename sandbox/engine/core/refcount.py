@@ -15,7 +15,8 @@ not at the end of the function: a scratch array borrowed and then never named ag
 the pair tests went on writing into the freed memory, and the next allocations that reused it (inside
 the loop, or numba's and LLVM's own after it) were corrupted. That was the crash ("malloc(): smallbin
 double linked list corrupted") that struck about one app launch in twenty-five, inside llvmlite, long
-after the narrow phase had done the damage (eighteenth session: ``tests/test_refcount.py``).
+after the narrow phase had done the damage (eighteenth session; ``tests/test_jit.py`` and
+``tests/test_narrowphase.py`` test it).
 
 A small scratch array that a function needs for one call (the polygons of the box–box clipping) is best
 not allocated at all: ``stack_matrix`` gives one on the function's stack, with no owner either, in place
