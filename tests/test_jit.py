@@ -202,22 +202,26 @@ def test_keep_alive_keeps_a_borrowed_scratch_array_from_being_freed_and_reused()
     # refcount.keep_alive: numba frees a local array right after the last statement naming it, so that a
     # borrowed view of a scratch array pointed at freed memory, which the next allocation of the same size
     # took over (the narrow phase's heap corruption, eighteenth session). Named again after the views'
-    # last use, the scratch stays allocated and a new array gets memory of its own
+    # last use, the scratch stays allocated and new arrays get memory of their own. The same shape as
+    # narrowphase.collide_shares: a tuple of scratch arrays borrowed, then arrays allocated; without the
+    # keep_alive line the fresh points array took the borrowed one's address and its 9.0 showed through
     from numba import njit
 
     from sandbox.engine.core.refcount import borrow, keep_alive
 
     @njit
-    def scratch_and_new():
-        scratch = np.zeros((4, 3))
-        view = borrow(scratch)
-        fresh = np.zeros((4, 3))
-        fresh[0, 0] = 9.0  # would land in the view, were they the same memory
-        seen = view[0, 0]
-        addresses = (view.ctypes.data, fresh.ctypes.data)
-        keep_alive(scratch)
-        return addresses, seen
+    def scratch_then_new():
+        normal, points = np.zeros(3), np.zeros((4, 3))
+        scratch = borrow((normal, points))
+        fresh_normal = np.zeros(3)
+        fresh_points = np.zeros((4, 3))
+        fresh_normal[0] = 5.0  # would land in the borrowed views, were they the same memory
+        fresh_points[0, 0] = 9.0
+        out = ((scratch[0].ctypes.data, scratch[1].ctypes.data),
+               (fresh_normal.ctypes.data, fresh_points.ctypes.data), (scratch[0][0], scratch[1][0, 0]))
+        keep_alive((normal, points))
+        return out
 
-    (view_at, fresh_at), seen = scratch_and_new()
-    assert view_at != fresh_at
-    assert seen == 0.0
+    borrowed, fresh, seen = scratch_then_new()
+    assert set(borrowed).isdisjoint(fresh)
+    assert seen == (0.0, 0.0)
