@@ -148,6 +148,74 @@ def test_compile_flags_read_all_at_once_give_what_numba_reads_one_by_one():
     assert same != flags
 
 
+def test_reference_counts_find_numbas_memory_records_without_extracting_the_other_fields():
+    # jit._get_meminfos: the same (type, record) pairs as numba's own walk, which also pulled out every other
+    # field on the way (an array's shape, strides, data pointer…) for LLVM to throw away
+    from llvmlite import ir as llvm_ir
+    from numba import typeof
+    from numba.core.registry import cpu_target
+
+    # a copy with the runtime on, as numba makes for each compile (``nrt`` is a cached property: asked of
+    # numba's own context, it would stay off for every later compile in this process)
+    context = cpu_target.target_context.subtarget(enable_nrt=True)
+    assert type(context.nrt).get_meminfos is jit._get_meminfos  # installed when jit.py is imported
+
+    def numbas_walk(builder, ty, val):  # numba's NRTContext.get_meminfos, as numba 0.68 writes it
+        model = context.data_model_manager[ty]
+        found = [(ty, model.get_nrt_meminfo(builder, val))] if model.has_nrt_meminfo() else []
+        for member, get in model.traverse(builder):
+            found.extend(numbas_walk(builder, member, get(val)))
+        return found
+
+    ty = typeof((np.zeros(3), 1.5, (np.zeros((2, 2), np.float32), 3, np.zeros(2, np.int64)), True))
+
+    def walk(how):
+        model = context.data_model_manager[ty]
+        module = llvm_ir.Module()
+        fn = llvm_ir.Function(module, llvm_ir.FunctionType(llvm_ir.VoidType(), [model.get_value_type()]), "f")
+        builder = llvm_ir.IRBuilder(fn.append_basic_block())
+        found = how(builder, ty, fn.args[0])
+        return [t for t, _ in found], [i.opname for i in builder.block.instructions]
+
+    types, code = walk(context.nrt.get_meminfos)
+    numbas_types, numbas_code = walk(numbas_walk)
+    assert types == numbas_types and len(types) == 3
+    # one extraction per step on the way to each record: the first array (2), the tuple and its two
+    # arrays (1 + 2 + 2); numba's walk took every field of every array too
+    assert code == ["extractvalue"] * 7
+    assert len(numbas_code) > 30
+
+
+def test_statements_list_the_variables_numba_lists_in_the_same_order(monkeypatch):
+    # jit._rec_list_vars against numba's own (as numba 0.68 writes it), on every statement of two large
+    # kernels' IR: run_substeps and the narrow phase's dispatch
+    from numba.core import ir
+    from numba.core.compiler import run_frontend
+
+    from sandbox.engine.core import narrowphase, substeps
+
+    assert ir.Inst._rec_list_vars is jit._rec_list_vars  # installed when jit.py is imported
+
+    def numbas(self, val):
+        if isinstance(val, ir.Var):
+            return [val]
+        elif isinstance(val, ir.Inst):
+            return val.list_vars()
+        elif isinstance(val, (list, tuple)):
+            return [v for item in val for v in numbas(self, item)]
+        elif isinstance(val, dict):
+            return [v for item in val.values() for v in numbas(self, item)]
+        return []
+
+    statements = [stmt for fn in (substeps.run_substeps, narrowphase.collide_shares)
+                  for block in run_frontend(fn.py_func).blocks.values() for stmt in block.body]
+    ours = [[v.name for v in stmt.list_vars()] for stmt in statements]
+    monkeypatch.setattr(ir.Inst, "_rec_list_vars", numbas)
+    theirs = [[v.name for v in stmt.list_vars()] for stmt in statements]
+    assert len(statements) > 500 and sum(map(len, theirs)) > 1000
+    assert ours == theirs
+
+
 def test_importing_the_engine_again_compiles_nothing():
     # helpers declared with their signature compile as their module is imported; they must come from the
     # cache the next time (this process's import has cached them), or every launch compiles them again

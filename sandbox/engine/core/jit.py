@@ -41,6 +41,19 @@ mixed scenes, 150–200 steps each) at the same speed.
 
 **Compile flags compared faster** (``_config_values``): numba compares whole sets of compile flags while
 it types calls, reading each option through a property; they are now read all at once (5 s of CPU).
+
+**Reference counts without the rest** (``_get_meminfos``): to count a reference to a value, numba walks
+its type and pulls out every field on the way, keeping only the arrays' memory records; a record such as
+``BodyState`` (21 arrays of seven fields each) took some 150 instructions per count, all but 21 of them
+thrown away by LLVM later, and Python's time to build and print them is much of a kernel's compile. The
+walk now skips the fields that hold no memory record. It finds the same records, in the same order (the
+test compares it with numba's walk), so the optimised code is the same.
+
+**Variables listed faster** (``_rec_list_vars``): numba's analyses ask each statement of its IR for the
+variables it uses, some two million times in ``sandbox warmup``, and every answer walked the statement's
+attributes with four ``isinstance`` tests per value; the kind of each class is now looked up once. Same
+variables, same order (tested). The two together: ``sandbox warmup``'s halves take 9 % less CPU each
+(``bench.compile``; 56.8 → 51.1 s and 53.6 → 49.1 s, one process each).
 """
 
 from __future__ import annotations
@@ -49,10 +62,11 @@ from collections.abc import Callable
 from typing import Any
 
 from numba import njit
-from numba.core import targetconfig
+from numba.core import ir, targetconfig
 from numba.core.caching import FunctionCache
 from numba.core.codegen import JITCodeLibrary, JITCPUCodegen
 from numba.core.registry import CPUDispatcher, cpu_target
+from numba.core.runtime.context import NRTContext
 
 
 class HelperDispatcher(CPUDispatcher):
@@ -183,3 +197,79 @@ def helper(fn_or_signature: Any = None, **options: Any) -> Any:
     cache entry of its own unless given its signature (see the module); a call from Python runs a copy
     compiled with the entry point (``by_hand``)."""
     return _decorate(fn_or_signature, options, python_entry=False)
+
+
+_holds_meminfo: dict[Any, bool] = {}
+
+
+def _get_meminfos(self: Any, builder: Any, ty: Any, val: Any) -> list[tuple[Any, Any]]:
+    """The memory records (NRT meminfos) inside value ``val`` of numba type ``ty``, as ``(type, pointer)``
+    pairs: what numba's ``NRTContext.get_meminfos`` returns, in the same order, with LLVM code to extract
+    only the fields on the way to one (see the module). A field's type holds a record if its data model
+    or one nested in it has one (numba's ``contains_nrt_meminfo``), asked once per type."""
+    dmm = self._context.data_model_manager
+    model = dmm[ty]
+    found = []
+    if model.has_nrt_meminfo():
+        found.append((ty, model.get_nrt_meminfo(builder, val)))
+    for member, get in model.traverse(builder):
+        holds = _holds_meminfo.get(member)
+        if holds is None:
+            holds = _holds_meminfo[member] = dmm[member].contains_nrt_meminfo()
+        if holds:
+            found.extend(self.get_meminfos(builder, member, get(val)))
+    return found
+
+
+NRTContext.get_meminfos = _get_meminfos
+
+# the kind of value ``_collect_vars`` meets, by class; nonzero so that ``dict.get(...) or`` tells a miss
+_LEAF, _VAR, _INST, _SEQUENCE, _MAPPING = range(1, 6)
+_kinds: dict[type, int] = {}
+
+
+def _kind(cls: type) -> int:
+    """What ``Inst._rec_list_vars`` would do with an instance of ``cls``, in its order of tests: a variable
+    is listed, an instruction asked for its own, a list or tuple and a dict's values walked, the rest
+    skipped."""
+    if issubclass(cls, ir.Var):
+        kind = _VAR
+    elif issubclass(cls, ir.Inst):
+        kind = _INST
+    elif issubclass(cls, (list, tuple)):
+        kind = _SEQUENCE
+    elif issubclass(cls, dict):
+        kind = _MAPPING
+    else:
+        kind = _LEAF
+    _kinds[cls] = kind
+    return kind
+
+
+def _collect_vars(items: Any, out: list[ir.Var]) -> None:
+    """Append to ``out`` the variables in ``items``, depth first (see ``_rec_list_vars``)."""
+    for value in items:
+        kind = _kinds.get(value.__class__) or _kind(value.__class__)
+        if kind == _LEAF:
+            continue
+        if kind == _VAR:
+            out.append(value)
+        elif kind == _INST:
+            out.extend(value.list_vars())
+        elif kind == _SEQUENCE:
+            _collect_vars(value, out)
+        else:
+            _collect_vars(value.values(), out)
+
+
+def _rec_list_vars(self: ir.Inst, val: Any) -> list[ir.Var]:
+    """The variables in ``val`` (a statement's attributes, an expression's arguments), in the order numba's
+    ``Inst._rec_list_vars`` lists them, each value's class looked up once rather than tested four times
+    (see the module)."""
+    out: list[ir.Var] = []
+    _collect_vars((val,), out)
+    return out
+
+
+ir.Inst._rec_list_vars = _rec_list_vars
+
