@@ -52,8 +52,11 @@ test compares it with numba's walk), so the optimised code is the same.
 **Variables listed faster** (``_rec_list_vars``): numba's analyses ask each statement of its IR for the
 variables it uses, some two million times in ``sandbox warmup``, and every answer walked the statement's
 attributes with four ``isinstance`` tests per value; the kind of each class is now looked up once. Same
-variables, same order (tested). The two together: ``sandbox warmup``'s halves take 9 % less CPU each
-(``bench.compile``; 56.8 → 51.1 s and 53.6 → 49.1 s, one process each).
+variables, same order (tested).
+
+The two together, each half of ``sandbox warmup`` compiled alone in one process: the detection half
+53.6 → 49.1 s of CPU, the response half 56.8 → 51.2 s (with ``substeps.contact_pass`` no longer inlined,
+see there); ``sandbox warmup`` 63.6–64.6 → 57.7–59.5 s, run alternately with the version before.
 """
 
 from __future__ import annotations
