@@ -436,6 +436,23 @@ def test_diagnostics_and_timings():
     assert w.timings["solve"] > 0 and w.timings["integrate_velocities"] > 0
 
 
+def test_the_sub_steps_clock_reads_perf_counters_clock_from_compiled_code():
+    # substeps.clock, which times the sub-step stages: on Linux and macOS it calls clock_gettime itself
+    # (no trip back to Python), and reads the clock Python's perf_counter reads
+    import sys
+    import time
+
+    from sandbox.engine.core import substeps
+
+    if sys.platform.startswith(("linux", "darwin")):
+        assert substeps.DIRECT_CLOCK
+    for _ in range(3):
+        before = time.perf_counter()
+        now = substeps.clock()
+        after = time.perf_counter()
+        assert before <= now <= after and after - before < 0.5
+
+
 @pytest.mark.parametrize("bad", [
     ("substeps", 0), ("iterations", -1), ("response", "magic"), ("restitution_rule", "sum"),
     ("broadphase", "kd"),

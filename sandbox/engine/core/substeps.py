@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import time
 
-from numba import objmode
+import numpy as np
+from llvmlite import ir
+from numba import objmode, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from . import contact_solver_reference as reference
 from .block_solver import build_islands, solve_islands
@@ -50,13 +54,50 @@ from .records import (
 )
 from .restitution import apply_restitution
 
+# whether Python's perf_counter is the C library's clock_gettime(CLOCK_MONOTONIC) here (Linux, macOS), so
+# that compiled code can read the same clock without going back to Python
+DIRECT_CLOCK = (hasattr(time, "CLOCK_MONOTONIC")
+                and time.get_clock_info("perf_counter").implementation == "clock_gettime(CLOCK_MONOTONIC)")
+MONOTONIC = getattr(time, "CLOCK_MONOTONIC", 1)
+
+
+@intrinsic
+def _clock_gettime(typingctx, clock_id, timespec):
+    """C's ``clock_gettime(clock_id, timespec)``, ``timespec`` an int64 array of two (seconds,
+    nanoseconds: C's ``struct timespec`` on 64-bit Linux and macOS). Called by name, so that a cached
+    kernel finds it again in the next process (a ctypes function's address would not be cached)."""
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(32), [ir.IntType(32), ir.IntType(8).as_pointer()])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
+        data = context.make_array(signature.args[1])(context, builder, args[1]).data
+        clk = builder.trunc(args[0], ir.IntType(32))
+        return builder.call(fn, [clk, builder.bitcast(data, ir.IntType(8).as_pointer())])
+
+    return types.int32(clock_id, timespec), codegen
+
 
 @kernel
-def clock():
-    """Seconds of a monotonic clock (Python's ``perf_counter``, reached from compiled code)."""
+def _clock_direct():
+    """Seconds of ``clock_gettime(CLOCK_MONOTONIC)``, read by compiled code itself (see ``clock``)."""
+    timespec = np.empty(2, np.int64)
+    _clock_gettime(MONOTONIC, timespec)
+    return timespec[0] + 1e-9 * timespec[1]
+
+
+@kernel
+def _clock_from_python():
+    """Seconds of Python's ``perf_counter``, reached from compiled code through numba's ``objmode``."""
     with objmode(t="float64"):
         t = time.perf_counter()
     return t
+
+
+clock = _clock_direct if DIRECT_CLOCK else _clock_from_python
+"""Seconds of a monotonic clock, Python's ``perf_counter``, for kernels to time their stages. Where that
+clock is ``clock_gettime(CLOCK_MONOTONIC)`` (``DIRECT_CLOCK``) the kernel calls it directly: 0.06 µs a
+reading, against 1.5 µs to go back to Python for it (numba's ``objmode``); a step of four sub-steps reads
+it 26 times, some 40 µs of the 2.5 ms a step of the S2 pyramid takes. Elsewhere it goes back to Python (a
+kernel naming a C function that the platform lacks would not even link)."""
 
 
 @helper
