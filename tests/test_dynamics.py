@@ -451,6 +451,16 @@ def test_the_sub_steps_clock_reads_perf_counters_clock_from_compiled_code():
         now = substeps.clock()
         after = time.perf_counter()
         assert before <= now <= after and after - before < 0.5
+    # in plain Python (NUMBA_DISABLE_JIT: a debugger, coverage) an intrinsic cannot run: perf_counter itself
+    import os
+    import subprocess
+
+    script = ("import time\nfrom sandbox.engine.core import substeps\n"
+              "a = time.perf_counter(); t = substeps.clock(); b = time.perf_counter()\n"
+              "print(substeps.DIRECT_CLOCK, a <= t <= b)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"})
+    assert out.stdout.split() == ["False", "True"]
 
 
 @pytest.mark.parametrize("bad", [

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 from llvmlite import ir
-from numba import objmode, types
+from numba import config, objmode, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -56,7 +56,8 @@ from .restitution import apply_restitution
 
 # whether Python's perf_counter is the C library's clock_gettime(CLOCK_MONOTONIC) here (Linux, macOS), so
 # that compiled code can read the same clock without going back to Python
-DIRECT_CLOCK = (hasattr(time, "CLOCK_MONOTONIC")
+# (and that the kernels are compiled: in plain Python, NUMBA_DISABLE_JIT, an intrinsic cannot run)
+DIRECT_CLOCK = (hasattr(time, "CLOCK_MONOTONIC") and not config.DISABLE_JIT
                 and time.get_clock_info("perf_counter").implementation == "clock_gettime(CLOCK_MONOTONIC)")
 MONOTONIC = getattr(time, "CLOCK_MONOTONIC", 1)
 
