@@ -13,6 +13,7 @@ import numpy as np
 
 from .core.contact_rows import NS
 from .core.vecmath import quat_inv_rotate, quat_rotate, quat_to_mat
+from .linalg3 import matmul, matvec
 from .validate import (
     MAX_ANGULAR_SPEED,
     MAX_COORDINATE,
@@ -146,7 +147,7 @@ class BodyArrays:
     def refresh_inertia(self, i: int) -> None:
         """World inverse inertia of row ``i`` from its orientation: R·I⁻¹_local·Rᵀ."""
         r = np.array(quat_to_mat(tuple(self.quat[i]))).reshape(3, 3)
-        self.inv_inertia[i] = r @ self.inv_inertia_local[i] @ r.T
+        self.inv_inertia[i] = matmul(matmul(r, self.inv_inertia_local[i]), r.T)
 
 
 class Body:
@@ -357,7 +358,7 @@ class Body:
         d.vel[i] += j * d.inv_mass[i]
         if point is not None:
             r = vec("point", point, limit=MAX_COORDINATE) - d.pos[i]
-            d.angvel[i] += d.inv_inertia[i] @ np.cross(r, j)
+            d.angvel[i] += matvec(d.inv_inertia[i], np.cross(r, j))
         self._world._touch(i)
 
     def velocity_at(self, point) -> np.ndarray:

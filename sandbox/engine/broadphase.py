@@ -16,6 +16,7 @@ import numpy as np
 
 from .core import broadphase as kernels
 from .core.raycast import raycast_grid
+from .linalg3 import norm
 from .validate import vec
 
 _RAY_PAD = 1e-7
@@ -259,7 +260,7 @@ class BroadPhase:
         with normal ``-direction``."""
         o = vec("origin", origin)
         d = vec("direction", direction)
-        length = float(np.linalg.norm(d))
+        length = norm(d)
         if length < 1e-12:
             raise ValueError(f"direction must be non-zero, got {d.tolist()}")
         d = d / length

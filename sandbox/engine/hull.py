@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .linalg3 import dot, norm
 from .validate import MIN_LENGTH
 from .validate import points as validate_points
 
@@ -61,13 +62,13 @@ def _initial_tetrahedron(pts: np.ndarray, eps: float) -> tuple[int, int, int, in
         raise ValueError(_DEGENERATE + ": all points coincide")
     u = (pts[i1] - pts[i0]) / d1[i1]
     rel = pts - pts[i0]
-    d2 = np.linalg.norm(rel - np.outer(rel @ u, u), axis=1)
+    d2 = np.linalg.norm(rel - np.outer(dot(rel, u), u), axis=1)
     i2 = int(np.argmax(d2))
     if d2[i2] <= eps:
         raise ValueError(_DEGENERATE + ": all points are collinear")
     n = np.cross(pts[i1] - pts[i0], pts[i2] - pts[i0])
-    n /= np.linalg.norm(n)
-    d3 = np.abs(rel @ n)
+    n /= norm(n)
+    d3 = np.abs(dot(rel, n))
     i3 = int(np.argmax(d3))
     if d3[i3] <= eps:
         raise ValueError(_DEGENERATE + ": all points are coplanar")
@@ -93,10 +94,10 @@ class _TriangleHull:
             self.normals = np.concatenate([self.normals, np.zeros_like(self.normals)])
             self.offsets = np.concatenate([self.offsets, np.full(len(self.offsets), np.inf)])
         n = np.cross(p[b] - p[a], p[c] - p[a])
-        n /= max(np.linalg.norm(n), 1e-300)
+        n /= max(norm(n), 1e-300)
         self.tris.append((a, b, c))
         self.normals[f] = n
-        self.offsets[f] = n @ p[a]
+        self.offsets[f] = dot(n, p[a])
         for e in ((a, b), (b, c), (c, a)):
             self.edge_face[e] = f
 
@@ -109,7 +110,7 @@ class _TriangleHull:
     def insert(self, i: int, eps: float) -> None:
         """Add point ``i`` if it lies outside: flood the faces that see it from the one that sees it
         best, and replace them by triangles from their horizon edges to the point."""
-        dist = self.normals[: len(self.tris)] @ self.pts[i] - self.offsets[: len(self.tris)]
+        dist = dot(self.normals[: len(self.tris)], self.pts[i]) - self.offsets[: len(self.tris)]
         start = int(np.argmax(dist))
         if not dist[start] > eps:
             return
@@ -145,7 +146,7 @@ def _merge_coplanar(th: _TriangleHull, tol: float) -> list[list[int]]:
     plane, seeded from the largest triangles so that a group's plane is its best-conditioned one."""
     p = th.pts
     live = th.live()
-    area = {f: np.linalg.norm(np.cross(p[th.tris[f][1]] - p[th.tris[f][0]],
+    area = {f: norm(np.cross(p[th.tris[f][1]] - p[th.tris[f][0]],
                                        p[th.tris[f][2]] - p[th.tris[f][0]])) for f in live}
     group: dict[int, int] = {}
     loops = []
@@ -207,7 +208,7 @@ def build_hull(points: np.ndarray) -> HullData:
     for a, b, c in ((tet[0], tet[1], tet[2]), (tet[0], tet[1], tet[3]),
                     (tet[0], tet[2], tet[3]), (tet[1], tet[2], tet[3])):
         n = np.cross(pts[b] - pts[a], pts[c] - pts[a])
-        if n @ (inner - pts[a]) > 0.0:
+        if dot(n, inner - pts[a]) > 0.0:
             b, c = c, b
         th.add(a, b, c)
     order = np.argsort(-np.linalg.norm(pts - inner, axis=1), kind="stable")
@@ -234,9 +235,9 @@ def build_hull(points: np.ndarray) -> HullData:
         n = np.array([np.sum((v[:, 1] - w[:, 1]) * (v[:, 2] + w[:, 2])),
                       np.sum((v[:, 2] - w[:, 2]) * (v[:, 0] + w[:, 0])),
                       np.sum((v[:, 0] - w[:, 0]) * (v[:, 1] + w[:, 1]))])
-        n /= np.linalg.norm(n)
+        n /= norm(n)
         normals[f] = n
-        offsets[f] = np.max(v @ n)
+        offsets[f] = np.max(dot(v, n))
 
     directed = {}
     for f, face in enumerate(faces):
@@ -273,7 +274,7 @@ def hull_mass_properties(vertices: np.ndarray, faces: list[np.ndarray]) -> tuple
     for face in faces:
         for k in range(1, len(face) - 1):
             a, b, c = v[face[0]] - r, v[face[k]] - r, v[face[k + 1]] - r
-            det = float(a @ np.cross(b, c))
+            det = float(dot(a, np.cross(b, c)))
             s = a + b + c
             volume += det / 6.0
             first += det / 24.0 * s

@@ -15,6 +15,7 @@ import numpy as np
 from .core.layout import BOX, CAPSULE, HULL, SPHERE
 from .core.records import HullArrays
 from .hull import HullData, build_hull, hull_mass_properties
+from .linalg3 import dot, norm
 from .validate import is_number, length, vec
 from .validate import points as validate_points
 
@@ -86,7 +87,7 @@ class Box(Shape):
                         mass / 3.0 * (hx * hx + hy * hy)])
 
     def bounding_radius(self) -> float:
-        return float(np.linalg.norm(self.half_extents))
+        return norm(self.half_extents)
 
     def volume(self) -> float:
         return float(8.0 * np.prod(self.half_extents))
@@ -160,7 +161,7 @@ class ConvexHull(Shape):
         self.vertices.setflags(write=False)
         self.faces = data.faces
         self.face_normals = data.face_normals
-        self.face_offsets = data.face_offsets - data.face_normals @ center
+        self.face_offsets = data.face_offsets - dot(data.face_normals, center)
         self.edges = data.edges
         self.edge_faces = data.edge_faces
 

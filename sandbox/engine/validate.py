@@ -21,6 +21,8 @@ import reprlib
 
 import numpy as np
 
+from .linalg3 import norm
+
 MIN_MASS = 1e-6
 """The lightest dynamic body (kg), a milligram; 0 means static. Lighter ones make the inverse mass and
 inertia overflow (1/1e-320 is infinite)."""
@@ -164,7 +166,7 @@ def vec(name: str, value: object, size: int = 3, limit: float = math.inf) -> np.
 def unit_quaternion(name: str, value: object) -> np.ndarray:
     """``value`` as a normalised quaternion (x, y, z, w); ValueError if not finite or of zero length."""
     q = vec(name, value, 4, limit=1e150)  # beyond 1e150 the squared norm overflows
-    n = float(np.linalg.norm(q))
+    n = norm(q)
     if n < 1e-9:
         raise ValueError(f"{name} must be a non-zero quaternion (x, y, z, w), got {q.tolist()}")
     return q / n

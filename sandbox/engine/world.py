@@ -34,6 +34,7 @@ from .core.contact_solver import store_impulses
 from .core.narrowphase import collide_pairs
 from .core.records import SUBSTEP_STAGES, BodyState, Grabs, Joints, SolverContacts, StepSettings
 from .core.threads import available_threads, step_threads, use_threads
+from .linalg3 import inverse, norm
 from .settings import MAX_DT, SETTINGS, SettingAttribute
 from .shapes import ConvexHull, HullTable, Shape
 from .snapshot import Snapshot
@@ -358,10 +359,7 @@ class World:
         length bounds of ``validate`` keep every shape inside, this is the check that they do)."""
         if m == 0.0 or locked:
             return np.zeros((3, 3))
-        try:
-            inv = np.linalg.inv(shape.inertia(m))
-        except np.linalg.LinAlgError:
-            inv = np.full((3, 3), np.inf)
+        inv = inverse(shape.inertia(m))  # all ∞ when singular
         if not np.all(np.isfinite(inv)):
             raise ValueError(f"mass {m:g} kg gives {shape!r} an inertia whose inverse is not finite")
         return inv
@@ -491,7 +489,7 @@ class World:
             pb = da.pos[ib].copy() if anchor_b is None else vec("anchor_b", anchor_b, limit=MAX_COORDINATE)
             lb = unrotate(da.quat[ib], pb - da.pos[ib])
         if length is None:
-            length = float(np.linalg.norm(pb - pa))
+            length = norm(pb - pa)
         length = float_in("length", length, 0.0, 4.0 * MAX_COORDINATE, "m")
         joint = DistanceJoint(self, a, b, la, lb, length, boolean("rope", rope))
         self.joints.append(joint)
@@ -815,7 +813,7 @@ class World:
         found through the broad phase's spatial structure; None when nothing is hit."""
         o = vec("origin", origin)
         dvec = vec("direction", direction)
-        length = float(np.linalg.norm(dvec))
+        length = norm(dvec)
         if length < 1e-12:
             raise ValueError("direction must be a non-zero vector")
         md = float(max_distance) if is_number(max_distance) else math.nan  # no bools or strings
