@@ -81,6 +81,13 @@ def _aligned(shape: tuple[int, ...], dtype: type, align: int = 64) -> np.ndarray
     return raw[skip:skip + size].view(dtype).reshape(shape)
 
 
+def aligned_zeros(size: int, dtype: type) -> np.ndarray:
+    """A zeroed one-dimensional array of ``size`` values starting on a 64-byte boundary (``_aligned``)."""
+    out = _aligned((size,), dtype)
+    out[:] = 0
+    return out
+
+
 def rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Rotate ``v`` by quaternion ``q`` (the Python layer's occasional single vectors)."""
     return np.array(quat_rotate(tuple(q), tuple(v)))

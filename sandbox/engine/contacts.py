@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bodies import Body
+from .bodies import Body, aligned_zeros
 from .core.contact_rows import ND, NF, NI, NV, STRIDE
 from .core.records import Blocks, CachedManifolds, ContactPoints, Manifolds, StoredImpulses
 from .core.threads import available_threads
@@ -95,8 +95,9 @@ class ContactSolverData:
         # a block's lane rows, one set per thread (the solver runs the blocks of a colour side by side)
         threads = available_threads()
         # float32, as the wide rows: the lanes compute in single precision (contact_rows.py)
-        self.V = np.zeros(NV * STRIDE * threads, np.float32)  # a block's body velocities and inverse masses
-        self.D = np.zeros(ND * STRIDE * threads, np.float32)  # a block's displacements since the step began
+        # (64-byte aligned, as cw: a row of 32 lanes is then two whole cache lines)
+        self.V = aligned_zeros(NV * STRIDE * threads, np.float32)  # a block's body velocities, inverse masses
+        self.D = aligned_zeros(ND * STRIDE * threads, np.float32)  # a block's displacements since the step
         self.Inv = np.zeros(NI * STRIDE * threads)  # a block's inverse inertias and masses, for the Jacobians
         self.release_scratch()
 
@@ -105,7 +106,7 @@ class ContactSolverData:
         after a step that needed hundreds of megabytes (a pile spawned at one point) they are not kept
         for steps that need a fraction of it, nor held while the step's events are made."""
         self.points = self.manifolds = self.bodies = 0
-        self.cw = np.zeros(NF * STRIDE, np.float32)
+        self.cw = aligned_zeros(NF * STRIDE, np.float32)
         self.ensure(64, 16, 16)
 
     def scratch_bytes(self) -> int:
@@ -141,7 +142,7 @@ class ContactSolverData:
     def ensure_wide(self, floats: int) -> None:
         """Make room for ``floats`` values in the wide array (contents are not kept)."""
         if floats > len(self.cw):
-            self.cw = np.zeros(grow(len(self.cw), floats), np.float32)
+            self.cw = aligned_zeros(grow(len(self.cw), floats), np.float32)
 
     def points_record(self) -> ContactPoints:
         """The per-point arrays as the kernels' ``ContactPoints`` record."""

@@ -67,7 +67,12 @@ FINF = np.float32(np.inf)
 FTINY = np.float32(1e-30)
 
 L = 32  # lanes per block
-STRIDE = 36  # floats from one row to the next: not a power of two, or all rows would share a few cache sets
+# floats from one row to the next: exactly the lanes, so that a row of float32 is 128 bytes, two whole cache
+# lines (cw, V and D start on a 64-byte boundary, bodies.aligned_zeros), a slot's rows follow one another
+# with no gap, and no vector load of lanes straddles two lines. What it buys: it was 36 (144 bytes, rows
+# off the lines), and a plain pass over the S2 pyramid's 2360 points took 38.8 µs, now 26.4 µs, its step
+# 1.18 ms, now 0.97 ms (twentieth session, AVX-512 machine); the results are the same to the last bit
+STRIDE = 32
 
 # fields of a contact point: rows of L lanes
 N = 0  # normal, 3 rows
