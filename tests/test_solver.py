@@ -215,3 +215,21 @@ def test_solver_rows_are_cache_lines():
     for k in range(100):
         w.add_body(Box((0.5, 0.5, 0.5)), position=(2.0 * k, 0.5, 0.0))
     assert w.data.solver.strides == (64, 4) and w.data.solver.ctypes.data % 64 == 0
+
+
+def test_lane_rows_are_whole_cache_lines():
+    """A field's row of lanes is exactly ``L`` float32 (128 bytes) and the wide rows ``cw`` and a block's
+    lane rows ``V`` and ``D`` start on a 64-byte boundary, also after ``cw`` grows for a larger pile: no
+    vector load of lanes straddles two lines (``contact_rows.STRIDE``)."""
+    from sandbox.engine.core.contact_rows import STRIDE, L
+
+    assert STRIDE == L and STRIDE * 4 % 64 == 0
+    w = settled(lambda w: scenes.s1_pile(w, 125), 3)
+    small = len(w._solver.cw)
+    scenes.s1_pile(w, 343)
+    for _ in range(30):
+        w.step(DT)
+    s = w._solver
+    assert len(s.cw) > small  # it grew
+    for rows in (s.cw, s.V, s.D):
+        assert rows.dtype == np.float32 and rows.ctypes.data % 64 == 0
