@@ -21,7 +21,7 @@ from sandbox import scenes
 from sandbox.engine import Box, Capsule, ConvexHull, Sphere, World
 
 STEPS = 300
-RECORDED = "64d72630179bba9a568c4411b40cab2b4a8ecfc42e2fe247468a4ff52f43767b"
+RECORDED = "03cc49c19be6981fae043cbe2694b5639c9c5eb0a7e5e7f93a4c3becf8779e15"
 
 
 def mixed_pile(world: World, n: int = 300) -> None:

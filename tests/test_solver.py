@@ -233,3 +233,24 @@ def test_lane_rows_are_whole_cache_lines():
     assert len(s.cw) > small  # it grew
     for rows in (s.cw, s.V, s.D):
         assert rows.dtype == np.float32 and rows.ctypes.data % 64 == 0
+
+
+def test_a_one_point_manifold_takes_no_patch_step_in_a_block_with_larger_ones():
+    """In a block whose lanes mix manifolds of one point and of more, the patch step's last part
+    (``patch_impulse_lanes``) moves only the lanes of two points or more: a one-point manifold keeps its
+    impulse and its largest impulse of the step, as in a block of its own and in the reference solver
+    (which steps only manifolds of two points or more), so the results do not depend on how the blocks are
+    cut. (It used to record the one-point lane's warm-start impulse as its largest, which restitution
+    reads.)"""
+    from sandbox.engine.core.contact_rows import LAM_MAX, LAM_N, MASS_N, ND, NF, PM, PSTEP, STRIDE, L
+    from sandbox.engine.core.contact_solver import patch_impulse_lanes
+
+    cw = np.zeros(NF * STRIDE, np.float32)
+    D = np.zeros(ND * STRIDE, np.float32)
+    cw[MASS_N * STRIDE:MASS_N * STRIDE + 2] = 1.0
+    cw[LAM_N * STRIDE:LAM_N * STRIDE + 2] = 2.0  # both lanes warm started, nothing struck yet this step
+    D[PM * STRIDE:PM * STRIDE + 2] = (1.0, 2.0)  # lane 0: a one-point manifold; lane 1: two points
+    D[PSTEP * STRIDE:PSTEP * STRIDE + 2] = (0.0, 0.5)
+    patch_impulse_lanes(L, cw, 0, D)
+    assert cw[LAM_N * STRIDE:LAM_N * STRIDE + 2].tolist() == [2.0, 2.5]
+    assert cw[LAM_MAX * STRIDE:LAM_MAX * STRIDE + 2].tolist() == [0.0, 2.5]

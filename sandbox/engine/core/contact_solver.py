@@ -439,9 +439,15 @@ def patch_normal_lanes(nl, cw, off, V, D):
 
 @helper
 def patch_impulse_lanes(nl, cw, base, D):
-    """The patch step, last part, for one slot of a block's lanes: the point takes its lane's step."""
+    """The patch step, last part, for one slot of a block's lanes: the point takes its lane's step. Only
+    in a lane whose manifold has two points or more: a manifold of one point has no patch step (its step
+    is 0), and its largest normal impulse must not take its warm-start impulse here, or it would differ
+    with the block it shares (a block of one-point manifolds has no patch step at all) and from the
+    reference solver, which steps only manifolds of two points or more. (Until the twentieth session it
+    did: a one-point manifold in a block with larger ones counted its warm-start impulse as struck,
+    which changed restitution's bookkeeping, and the results then depended on how the blocks were cut.)"""
     for j in range(nl):
-        real = cw[at(base, MASS_N, j)] > F0
+        real = (cw[at(base, MASS_N, j)] > F0) & (D[at(0, PM, j)] > F1)
         lam = cw[at(base, LAM_N, j)] + D[at(0, PSTEP, j)]
         cw[at(base, LAM_N, j)] = lam if real else cw[at(base, LAM_N, j)]
         cw[at(base, LAM_MAX, j)] = max(cw[at(base, LAM_MAX, j)], lam) if real else cw[at(base, LAM_MAX, j)]
