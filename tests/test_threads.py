@@ -196,3 +196,27 @@ def test_run_on_threads_raises_a_share_error_after_every_share_finished():
     assert sorted(done) == [0, 1]
     with pytest.raises(ValueError, match="n must be at least 1, got 0"):
         run_on_threads(task, 0)
+
+
+@needs_two
+def test_the_solver_gets_lane_rows_for_the_threads_in_use_only(monkeypatch):
+    """The solver cuts a colour into one share per set of lane rows it is handed
+    (``contact_solver.colour_chunks``): a step on one thread gets one set, so it makes no parallel launch
+    per colour and pass on a pool of several; a step on all threads gets a set for each."""
+    from sandbox.engine.core import substeps
+    from sandbox.engine.core.contact_rows import ND, NV, STRIDE
+
+    seen = []
+    real = substeps.run_substeps
+
+    def spy(settings, bodies, contacts, *rest):
+        seen.append((len(contacts.V), len(contacts.D)))
+        return real(settings, bodies, contacts, *rest)
+
+    monkeypatch.setattr(substeps, "run_substeps", spy)
+    w = build(available_threads())
+    w.step(1.0 / 60.0)  # below PARALLEL_BODIES: one thread
+    with threads_for_any_size():
+        w.step(1.0 / 60.0)
+    n = available_threads()
+    assert seen == [(NV * STRIDE, ND * STRIDE), (NV * STRIDE * n, ND * STRIDE * n)]

@@ -101,6 +101,13 @@ class ContactSolverData:
         self.Inv = np.zeros(NI * STRIDE * threads)  # a block's inverse inertias and masses, for the Jacobians
         self.release_scratch()
 
+    def lane_rows(self, threads: int) -> tuple[np.ndarray, np.ndarray]:
+        """The first ``threads`` sets of a block's lane rows ``V`` and ``D`` (views): the solver cuts a
+        colour into one share per set (``contact_solver.colour_chunks``), so handing it only the sets of
+        the threads in use keeps a step that runs on one thread (a world below ``PARALLEL_BODIES`` bodies)
+        from launching a parallel loop per colour and pass on a pool of several."""
+        return self.V[:NV * STRIDE * threads], self.D[:ND * STRIDE * threads]
+
     def release_scratch(self) -> None:
         """Drop the step's work arrays (all but last step's impulses), keeping small ones in their place:
         after a step that needed hundreds of megabytes (a pile spawned at one point) they are not kept

@@ -33,7 +33,7 @@ from .core.ccd import speculative_margins
 from .core.contact_solver import store_impulses
 from .core.narrowphase import collide_pairs
 from .core.records import SUBSTEP_STAGES, BodyState, Grabs, Joints, SolverContacts, StepSettings
-from .core.threads import available_threads, step_threads, use_threads
+from .core.threads import available_threads, step_threads, threads_in_use, use_threads
 from .linalg3 import inverse, norm
 from .settings import MAX_DT, SETTINGS, SettingAttribute
 from .shapes import ConvexHull, HullTable, Shape
@@ -748,7 +748,7 @@ class World:
         contact_prepare.prepare_contacts(nb, blocks, c.manifolds(), c.first, bodies, rules, s.match, previous,
                                          self._warm_starting, self._response != "impulse", points, s.Inv)
         contacts = SolverContacts(npts, nb, wide, direct, blocks, c.body_a, c.body_b, c.first, c.npoints,
-                                  points, s.V, s.D, island)
+                                  points, *s.lane_rows(threads_in_use()), island)
         joints = self._joints_packed()
         joints.impulse[:] = 0.0
         grabs = self._grabs_packed()
