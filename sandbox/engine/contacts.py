@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bodies import Body, aligned_zeros
-from .core.contact_rows import ND, NF, NI, NV, STRIDE
+from .core.contact_rows import ND, NF, NI, NV, STRIDE, L
 from .core.records import Blocks, CachedManifolds, ContactPoints, Manifolds, StoredImpulses
 from .core.threads import available_threads
 
@@ -99,7 +99,15 @@ class ContactSolverData:
         self.V = aligned_zeros(NV * STRIDE * threads, np.float32)  # a block's body velocities, inverse masses
         self.D = aligned_zeros(ND * STRIDE * threads, np.float32)  # a block's displacements since the step
         self.Inv = np.zeros(NI * STRIDE * threads)  # a block's inverse inertias and masses, for the Jacobians
+        self.lane_body = np.zeros(2 * L, np.uint64)
         self.release_scratch()
+
+    def lane_bodies(self, blocks: int) -> np.ndarray:
+        """Room for the body rows of the lanes of ``blocks`` coloured blocks, a then b for each
+        (``SolverContacts.lane_body``; contents not kept)."""
+        if len(self.lane_body) < blocks * 2 * L:
+            self.lane_body = np.zeros(grow(len(self.lane_body), blocks * 2 * L), np.uint64)
+        return self.lane_body
 
     def lane_rows(self, threads: int) -> tuple[np.ndarray, np.ndarray]:
         """The first ``threads`` sets of a block's lane rows ``V`` and ``D`` (views): the solver cuts a

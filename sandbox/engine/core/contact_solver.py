@@ -76,6 +76,7 @@ from .contact_rows import (
     VB,
     WA,
     WB,
+    L,
     N,
     at,
     get3,
@@ -164,16 +165,21 @@ def load_solver_rotations(bodies):
 @helper
 def mark_wide_bodies(contacts, bodies):
     """Flag in ``bodies.solver`` (column ``SWIDE``) the bodies of the manifolds in coloured blocks: the ones
-    whose velocities the wide solver's passes work on this step."""
-    S, T = bodies.solver, contacts.table
+    whose velocities the wide solver's passes work on this step; and write each coloured block's lane
+    bodies into ``contacts.lane_body`` (``lane_bodies``)."""
+    S, T, LB = bodies.solver, contacts.table, contacts.lane_body
     for i in range(bodies.n):
         S[i, SWIDE] = 0.0
     for blk in range(contacts.wide_blocks):
         s = T.start[blk]
         for j in range(T.lanes[blk]):
             i = T.order[s + j]
-            S[contacts.body_a[i], SWIDE] = 1.0
-            S[contacts.body_b[i], SWIDE] = 1.0
+            a = contacts.body_a[i]
+            b = contacts.body_b[i]
+            S[a, SWIDE] = 1.0
+            S[b, SWIDE] = 1.0
+            LB[blk * 2 * L + j] = a
+            LB[blk * 2 * L + L + j] = b
 
 
 @helper
@@ -191,26 +197,29 @@ def store_solver_velocities(bodies):
 
 
 @helper(inline="always")
-def lane_bodies(order, start, j, mb_a, mb_b):
-    """The rows of bodies a and b of lane ``j`` of the block whose manifolds start at ``start`` in
-    ``order``, as unsigned integers. Why unsigned: numba wraps a negative signed index around, and that
-    check (a shift, two ands and an add, with the array's length reloaded from the stack in a function as
-    large as ``solve_colours``) came with every index of the gather, the scatter and the displacement
-    rows. With unsigned rows a plain pass over the S2 pyramid's points took 19.7 µs instead of 22.0, its
-    warm start 10.5 instead of 11.9, and its step in the peers' harness 0.79-0.80 ms instead of 0.84-0.86
-    (twentieth session, runs alternated). The rows are never negative, so the values are the same."""
-    i = np.uint64(order[np.uint64(start + j)])
-    return np.uint64(mb_a[i]), np.uint64(mb_b[i])
+def lane_bodies(LB, blk, j):
+    """The rows of bodies a and b of lane ``j`` of coloured block ``blk``, from ``LB``
+    (``SolverContacts.lane_body``, which ``mark_wide_bodies`` fills once a step: a block's L lanes' a,
+    then their b), as unsigned integers. Why from there: a lane's bodies were two dependent loads away
+    (the block's manifold order, then the manifold's bodies) in every gather, scatter and displacement row
+    of every pass; one load now (a pass over the S2 pyramid about 1 µs faster, its step in the peers'
+    harness 0.77-0.79 ms against 0.78-0.80, runs alternated). Why unsigned: numba wraps a negative signed
+    index around, and that check (a shift, two ands and an add, with the array's length reloaded from the
+    stack in a function as large as ``solve_colours``) came with every index of the gather, the scatter
+    and the displacement rows. With unsigned rows a plain pass over the S2 pyramid's points took 19.7 µs
+    instead of 22.0, its warm start 10.5 instead of 11.9, and its step in the peers' harness 0.79-0.80 ms
+    instead of 0.84-0.86 (twentieth session, runs alternated). The rows are never negative, so the values
+    are the same."""
+    o = np.uint64(blk * 2 * L + j)
+    return LB[o], LB[o + np.uint64(L)]
 
 
 @helper
-def gather_velocities(blk, blocks, mb_a, mb_b, S, V):
+def gather_velocities(blk, blocks, LB, S, V):
     """Copy the velocities and inverse masses of block ``blk``'s bodies from their rows of
     ``bodies.solver`` (``S``) into the lane rows ``V``."""
-    order = blocks.order
-    s = blocks.start[blk]
     for j in range(blocks.lanes[blk]):
-        a, b = lane_bodies(order, s, j, mb_a, mb_b)
+        a, b = lane_bodies(LB, blk, j)
         for k in range(3):
             V[at(0, VA + k, j)] = S[a, SV + k]
             V[at(0, WA + k, j)] = S[a, SW + k]
@@ -221,7 +230,7 @@ def gather_velocities(blk, blocks, mb_a, mb_b, S, V):
 
 
 @helper
-def scatter_velocities(blk, blocks, mb_a, mb_b, moving, S, V):
+def scatter_velocities(blk, blocks, LB, moving, S, V):
     """Write the lane rows ``V`` of block ``blk`` back to the ``bodies.solver`` rows (``S``) of its moving
     bodies.
 
@@ -231,10 +240,8 @@ def scatter_velocities(blk, blocks, mb_a, mb_b, moving, S, V):
     velocities kept it to 10⁻¹⁵, but S3's deepest overlap between spheres grew from 0.66 to 0.78 cm on
     average over eight starts (and the step took some 10 % longer), for a reason not found (sixteenth
     session)."""
-    order = blocks.order
-    s = blocks.start[blk]
     for j in range(blocks.lanes[blk]):
-        a, b = lane_bodies(order, s, j, mb_a, mb_b)
+        a, b = lane_bodies(LB, blk, j)
         if moving[a]:
             for k in range(3):
                 S[a, SV + k] = V[at(0, VA + k, j)]
@@ -310,16 +317,16 @@ def colour_chunks(count, V):
 
 
 @helper(inline="always")
-def warm_start_block(blk, B, cw, mb_a, mb_b, bodies, V):
+def warm_start_block(blk, B, cw, LB, bodies, V):
     """The warm start of block ``blk`` (see ``warm_start``) of the blocks ``B``, with ``V`` as its lane
     rows. (The solver's arrays come one by one, not as the nested ``SolverContacts``: a parallel loop's
     body can take flat records only.) Inlined (numba's ``inline="always"``), as is ``solve_block``: called
     for every block of every pass, a compiled call counted references to each of its arrays and made the
     S1 pile of 1000 0.4 ms a step slower on one thread."""
-    gather_velocities(blk, B, mb_a, mb_b, bodies.solver, V)
+    gather_velocities(blk, B, LB, bodies.solver, V)
     for p in range(B.slots[blk]):
         warm_start_lanes(B.lanes[blk], cw, B.offset[blk] + p * NF * STRIDE, V)
-    scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, bodies.solver, V)
+    scatter_velocities(blk, B, LB, bodies.moving, bodies.solver, V)
 
 
 @helper(inline="always")
@@ -466,18 +473,17 @@ def patch_impulse_lanes(nl, cw, base, D):
 
 
 @helper(inline="always")
-def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
+def solve_block(blk, B, cw, LB, bodies, coefficients, V, D):
     """One pass of ``solve_contacts`` over block ``blk`` of the blocks ``B``, with ``V`` and ``D`` as its
     lane rows (the arrays come one by one, as in ``warm_start_block``): when the pass has it, the patch
     step of its manifolds of two points or more (``patch.py``, in three lane loops: ``patch_sums_lanes``,
     ``patch_normal_lanes``, ``patch_impulse_lanes``), then its points one slot after another."""
-    order, blk_start, blk_lanes, blk_slots, blk_off = B.order, B.start, B.lanes, B.slots, B.offset
+    blk_lanes, blk_slots, blk_off = B.lanes, B.slots, B.offset
     S, dpos = bodies.solver, bodies.dpos
-    gather_velocities(blk, B, mb_a, mb_b, S, V)
+    gather_velocities(blk, B, LB, S, V)
     patch = coefficients.patch and blk_slots[blk] > 1  # some lane has a manifold of two points or more
-    s = blk_start[blk]
     for j in range(blk_lanes[blk]):
-        a, b = lane_bodies(order, s, j, mb_a, mb_b)
+        a, b = lane_bodies(LB, blk, j)
         for k in range(3):
             # the float32 of the float64 difference, not the difference of two float32 displacements:
             # the separation then sees the relative motion to float32's precision of itself
@@ -500,7 +506,7 @@ def solve_block(blk, B, cw, mb_a, mb_b, bodies, coefficients, V, D):
         # its normal impulses are the final ones, and friction clamped by them is what makes a spinning
         # box slow down at Coulomb's rate (with friction only in the biased passes, 2-5 % slower)
         point_lanes(blk_lanes[blk], cw, blk_off[blk] + p * NF * STRIDE, V, D, coefficients)
-    scatter_velocities(blk, B, mb_a, mb_b, bodies.moving, S, V)
+    scatter_velocities(blk, B, LB, bodies.moving, S, V)
 
 
 @helper(inline="always")
@@ -551,7 +557,7 @@ def solve_colours(contacts, bodies, coefficients, warm):
     T = contacts.table
     # a record made here, not read out of another: numba's parallel loops take only those
     B = Blocks(T.order, T.start, T.lanes, T.slots, T.offset, T.color)
-    cw, V, D, mb_a, mb_b = contacts.pts.cw, contacts.V, contacts.D, contacts.body_a, contacts.body_b
+    cw, V, D, LB = contacts.pts.cw, contacts.V, contacts.D, contacts.lane_body
     wide = contacts.wide_blocks
     blk = int(0)  # not a literal 0, which would compile colour_end a second time
     while blk < wide:
@@ -560,9 +566,9 @@ def solve_colours(contacts, bodies, coefficients, warm):
         if chunks == 1:
             for b in range(blk, end):
                 if warm:
-                    warm_start_block(b, B, cw, mb_a, mb_b, bodies, V)
+                    warm_start_block(b, B, cw, LB, bodies, V)
                 else:
-                    solve_block(b, B, cw, mb_a, mb_b, bodies, coefficients, V, D)
+                    solve_block(b, B, cw, LB, bodies, coefficients, V, D)
         else:
             for t in prange(chunks):
                 # thread t takes every chunks-th block: point counts fall along a colour, so this shares
@@ -571,9 +577,9 @@ def solve_colours(contacts, bodies, coefficients, warm):
                 Dt = D[t * ND * STRIDE:(t + 1) * ND * STRIDE]
                 for b in range(blk + t, end, chunks):
                     if warm:
-                        warm_start_block(b, B, cw, mb_a, mb_b, bodies, Vt)
+                        warm_start_block(b, B, cw, LB, bodies, Vt)
                     else:
-                        solve_block(b, B, cw, mb_a, mb_b, bodies, coefficients, Vt, Dt)
+                        solve_block(b, B, cw, LB, bodies, coefficients, Vt, Dt)
         blk = end
 
 

@@ -120,7 +120,8 @@ class SolverContacts(NamedTuple):
     overflow (solved one manifold after another by the reference solver) and the rest the islands of the
     block solver (``block_solver.py``); the manifolds' bodies, first point and point count; the points
     (``ContactPoints``), two lane work arrays ``V`` (a block's velocities) and ``D`` (its displacements),
-    and each manifold's island for the block solver (−1: not one of its)."""
+    each manifold's island for the block solver (−1: not one of its), and the coloured blocks' lane
+    bodies (``lane_body``)."""
 
     points: int
     blocks: int
@@ -135,6 +136,7 @@ class SolverContacts(NamedTuple):
     V: np.ndarray
     D: np.ndarray
     island: np.ndarray
+    lane_body: np.ndarray  # uint64: each coloured block's lanes' a, then b (contact_solver.lane_bodies)
 
 
 class Joints(NamedTuple):
