@@ -102,7 +102,7 @@ class ContactSolverData:
         self.lane_body = np.zeros(2 * L, np.uint64)
         self.release_scratch()
 
-    def lane_bodies(self, blocks: int) -> np.ndarray:
+    def lane_body_array(self, blocks: int) -> np.ndarray:
         """Room for the body rows of the lanes of ``blocks`` coloured blocks, a then b for each
         (``SolverContacts.lane_body``; contents not kept)."""
         if len(self.lane_body) < blocks * 2 * L:

@@ -748,7 +748,7 @@ class World:
         contact_prepare.prepare_contacts(nb, blocks, c.manifolds(), c.first, bodies, rules, s.match, previous,
                                          self._warm_starting, self._response != "impulse", points, s.Inv)
         contacts = SolverContacts(npts, nb, wide, direct, blocks, c.body_a, c.body_b, c.first, c.npoints,
-                                  points, *s.lane_rows(threads_in_use()), island, s.lane_bodies(wide))
+                                  points, *s.lane_rows(threads_in_use()), island, s.lane_body_array(wide))
         joints = self._joints_packed()
         joints.impulse[:] = 0.0
         grabs = self._grabs_packed()
