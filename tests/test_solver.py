@@ -4,6 +4,7 @@ graph colouring, warm starting, and the seed's impulse formula."""
 from __future__ import annotations
 
 import copy
+import inspect
 
 import numpy as np
 import pytest
@@ -139,6 +140,30 @@ def test_warm_starting_converges_in_fewer_passes():
     cold = [resting_stack_speed(False, k) for k in (4, 16, 64)]
     assert cold[0] > cold[1] > cold[2]  # a cold start converges with more passes...
     assert cold[2] > 5 * warm  # ...and 16 times the passes still do not reach the warm start's answer
+
+
+def test_a_cached_manifold_takes_its_points_impulses_as_the_nearest_point_search_would(monkeypatch):
+    """``prepare_blocks`` gives a manifold merged from the contact cache last step's impulses point for
+    point, without the nearest-point search: the step comes out bit for bit as with the search."""
+    from sandbox.engine.core import contact_prepare
+
+    w = settled(scenes.s2_pyramid, 30)
+    snap = w.snapshot()
+    w.step(DT)
+    assert w.cached_manifolds > 100  # the shortcut is taken for most of the pyramid's manifolds
+    shortcut = w.state_hash()
+
+    search = contact_prepare.prepare_contacts
+
+    def without_shortcut(*args):
+        bound = inspect.signature(search).bind(*args)
+        bound.arguments["source"] = np.full_like(bound.arguments["source"], -1)  # as if none were cached
+        search(*bound.args)
+
+    monkeypatch.setattr(contact_prepare, "prepare_contacts", without_shortcut)
+    w.restore(snap)
+    w.step(DT)
+    assert w.state_hash() == shortcut
 
 
 def test_effective_mass_is_the_seeds_formula():

@@ -165,7 +165,8 @@ class World:
         self._no_begins: tuple = (no_rows, no_rows, no_rows, no_rows, np.zeros((0, 3)), np.zeros((0, 3)),
                                   np.zeros(0))
         self._begin_data: tuple = self._no_begins
-        self._end_data: tuple = (no_rows, no_rows, no_rows, no_rows)
+        self._no_ends: tuple = (no_rows, no_rows, no_rows, no_rows)
+        self._end_data: tuple = self._no_ends
         self._removed_ends: list[CollisionEvent] = []
         self.timings = dict.fromkeys(STAGES, 0.0)
         self.joints: list[DistanceJoint] = []
@@ -694,6 +695,7 @@ class World:
         source = np.full(max(npairs, 1), -1, np.int64)
         if not self.contact_cache:
             mc.forget()
+        reused = 0
         if npairs == 0:
             c.count = 0
         elif mc.count:
@@ -705,9 +707,10 @@ class World:
             nf = collide_pairs(todo, nt, d.kind, d.params, d.pos, d.quat, H, margins, *out) if nt else 0
             c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, mc.current, nf, out,
                                                      source)
+            reused = npairs - nt  # each pair found reusable gives a manifold, merged from its cache row
         else:
             c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out)
-        self.cached_manifolds = int((source[: c.count] >= 0).sum())
+        self.cached_manifolds = reused
         self._manifold_source = source  # per manifold, the cache row it came from or -1 (step_traced)
         if self.contact_cache:
             points = c.point_count()
@@ -745,8 +748,9 @@ class World:
         previous = s.previous()
         contact_prepare.match_previous(c.count, c.body_a, c.body_b, c.first, previous, max(d.n, 1), s.match)
         rules = (FRICTION_RULES.index(self._friction_rule), RESTITUTION_RULES.index(self._restitution_rule))
-        contact_prepare.prepare_contacts(nb, blocks, c.manifolds(), c.first, bodies, rules, s.match, previous,
-                                         self._warm_starting, self._response != "impulse", points, s.Inv)
+        contact_prepare.prepare_contacts(nb, blocks, c.manifolds(), c.first, bodies, rules, s.match,
+                                         self._manifold_source, previous, self._warm_starting,
+                                         self._response != "impulse", points, s.Inv)
         contacts = SolverContacts(npts, nb, wide, direct, blocks, c.body_a, c.body_b, c.first, c.npoints,
                                   points, *s.lane_rows(threads_in_use()), island, s.lane_body_array(wide))
         joints = self._joints_packed()
@@ -864,13 +868,21 @@ class World:
         del keys, rows
         self._touching = out[:no]
         self._touching_n = n
-        br = begin_rows[:nb]
-        ba, bb = c.body_a[br], c.body_b[br]
-        impulse = c.impulse[br].sum(axis=1)  # store_impulses zeroes the slots beyond a manifold's points
-        self._begin_data = (ba, bb, d.generation[ba], d.generation[bb], c.points_b[br, 0], c.normal[br],
-                            impulse)
-        ea, eb = np.divmod(end_keys[:ne], n)
-        self._end_data = (ea, eb, d.generation[ea], d.generation[eb])
+        # most steps of a settled scene begin and end nothing: the empty tuples then (gathering from empty
+        # rows costs as much as the kernels above)
+        if nb:
+            br = begin_rows[:nb]
+            ba, bb = c.body_a[br], c.body_b[br]
+            impulse = c.impulse[br].sum(axis=1)  # store_impulses zeroes the slots beyond a manifold's points
+            self._begin_data = (ba, bb, d.generation[ba], d.generation[bb], c.points_b[br, 0], c.normal[br],
+                                impulse)
+        else:
+            self._begin_data = self._no_begins
+        if ne:
+            ea, eb = np.divmod(end_keys[:ne], n)
+            self._end_data = (ea, eb, d.generation[ea], d.generation[eb])
+        else:
+            self._end_data = self._no_ends
         self._removed_ends, self._pending_events = self._pending_events, []
         self._events_cache = None
         if self._begin_callbacks or self._end_callbacks:

@@ -40,9 +40,22 @@ def available_threads() -> int:
     return int(numba.config.NUMBA_NUM_THREADS)
 
 
+_read_thread_count: Callable[[], int] | None = None
+
+
 def threads_in_use() -> int:
-    """How many threads the calling thread's next parallel loop runs on (``use_threads``)."""
-    return int(numba.get_num_threads())
+    """How many threads the calling thread's next parallel loop runs on (``use_threads``).
+
+    ``numba.get_num_threads`` takes a lock to check that the threading layer has started (1 µs, and a step
+    asks five times); once it has, numba's own reader of the per-thread count, which that function
+    calls after the check, is read directly where this numba has it."""
+    global _read_thread_count
+    if _read_thread_count is None:
+        numba.get_num_threads()  # starts the threading layer
+        from numba.np.ufunc import parallel
+
+        _read_thread_count = getattr(parallel, "_get_num_threads", None) or numba.get_num_threads
+    return int(_read_thread_count())
 
 
 PARALLEL_BODIES = 2048
