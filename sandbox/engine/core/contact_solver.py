@@ -584,14 +584,15 @@ def solve_colours(contacts, bodies, coefficients, warm):
 
 
 @kernel
-def store_impulses(m, contacts, out_impulse, keep, nbodies):
-    """Copy the accumulated impulses out: per manifold point into ``out_impulse`` (for drawing and
+def store_impulses(m, mb_a, mb_b, m_first, m_npoints, pts, out_impulse, keep, nbodies):
+    """Copy the accumulated impulses of the ``m`` manifolds (bodies, first point and point count each;
+    ``pts`` the ``ContactPoints`` record) out: per manifold point into ``out_impulse`` (for drawing and
     events), and into the persistence arrays that next step's ``prepare_contacts`` matches against
     (the friction impulse kept as a world vector, since the tangents are chosen afresh each step).
     A manifold that had no solver points (both bodies still) reports zero impulses. ``keep`` is the
-    ``StoredImpulses`` record to fill."""
-    mb_a, mb_b, m_first, m_npoints = contacts.body_a, contacts.body_b, contacts.first, contacts.npoints
-    cla, cidx, cw = contacts.pts.local_a, contacts.pts.row, contacts.pts.cw
+    ``StoredImpulses`` record to fill. (The arrays, not the solver's ``SolverContacts`` record, whose
+    some thirty arrays numba's dispatcher would inspect on every call: 2 µs a step.)"""
+    cla, cidx, cw = pts.local_a, pts.row, pts.cw
     keep_key, keep_first, keep_np = keep.keys, keep.first, keep.npoints
     keep_la, keep_ln, keep_lt = keep.anchor, keep.normal, keep.friction
     for i in range(m):
