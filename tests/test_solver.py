@@ -120,6 +120,44 @@ def test_no_colour_holds_two_manifolds_of_one_moving_body(scene):
         assert len(bodies) == len(np.unique(bodies)), f"colour {k} holds two manifolds of one body"
 
 
+def test_an_unchanged_contact_graph_keeps_its_colouring_and_a_changed_one_is_coloured_again(monkeypatch):
+    """``graph_color.same_graph``: the pyramid at rest keeps its colouring from step to step, with the
+    step's results bit for bit those of colouring afresh; a body that stops moving changes the graph, and
+    the manifolds are coloured again."""
+    from sandbox.engine.core import graph_color
+
+    w = settled(scenes.s2_pyramid, 30)
+    calls = []
+    colour = graph_color.color_contacts
+
+    def counted(*args):
+        calls.append(args[0])
+        return colour(*args)
+
+    monkeypatch.setattr(graph_color, "color_contacts", counted)
+    snap = w.snapshot()
+    for _ in range(3):
+        w.step(DT)
+    assert calls == []  # the pyramid's graph stayed the same: its colouring was kept
+    kept = w.state_hash()
+
+    monkeypatch.setattr(graph_color, "same_graph", lambda *args: False)
+    w.restore(snap)
+    for _ in range(3):
+        w.step(DT)
+    assert len(calls) == 3 and w.state_hash() == kept  # coloured afresh every step: the same steps
+
+    monkeypatch.undo()
+    monkeypatch.setattr(graph_color, "color_contacts", counted)
+    calls.clear()
+    w.step(DT)
+    assert calls == []
+    top = max(w.bodies, key=lambda b: b.position[1])
+    top.mass = 0.0  # now static: its manifold is no longer between two moving bodies
+    w.step(DT)
+    assert len(calls) == 1
+
+
 def resting_stack_speed(warm: bool, iterations: int) -> float:
     """The fastest box of a settled tower of eight after one more step with ``iterations``."""
     w = World()

@@ -100,6 +100,8 @@ class ContactSolverData:
         self.D = aligned_zeros(ND * STRIDE * threads, np.float32)  # a block's displacements since the step
         self.Inv = np.zeros(NI * STRIDE * threads)  # a block's inverse inertias and masses, for the Jacobians
         self.lane_body = np.zeros(2 * L, np.uint64)
+        self.graph_count = np.full(1, -1, np.int64)  # manifolds of the last colouring (-1: none kept)
+        self.colouring: tuple = ()  # what color_contacts returned for it, and the m_first it filled
         self.release_scratch()
 
     def lane_body_array(self, blocks: int) -> np.ndarray:
@@ -154,12 +156,15 @@ class ContactSolverData:
             self.blk_off = np.zeros(cap, np.int64)
             self.color = np.zeros(cap, np.int32)
             self.match = np.zeros(cap, np.int32)  # each manifold's row in last step's, or -1
+            # the inputs of the last colouring, per manifold (graph_color.same_graph)
+            self.graph_a, self.graph_b, self.graph_code = (np.zeros(cap, np.int64) for _ in range(3))
             self.manifolds = cap
         if bodies > self.bodies:
             self.mask = np.zeros(grow(self.bodies, bodies), np.int64)
             self.bodies = len(self.mask)
         if grew:
             self._count_scratch()
+            self.graph_count[0] = -1  # the colouring's outputs were reallocated: colour afresh
 
     def ensure_wide(self, floats: int) -> None:
         """Make room for ``floats`` values in the wide array (contents are not kept)."""

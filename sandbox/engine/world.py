@@ -738,9 +738,14 @@ class World:
                                             np.empty(max(n, 1), np.int64), island)
         else:
             island[:] = -1
-        nb, wide, direct, floats, npts = graph_color.color_contacts(c.count, c.body_a, c.body_b, c.npoints,
-                                                                    moving, c.first, s.cidx, blocks, s.mask,
-                                                                    island)
+        if (graph_color.same_graph(c.count, c.body_a, c.body_b, c.npoints, moving, island, s.graph_count,
+                                   s.graph_a, s.graph_b, s.graph_code) and s.colouring[1] is c.first):
+            nb, wide, direct, floats, npts = s.colouring[0]  # last step's colouring holds (same_graph)
+        else:
+            coloured = graph_color.color_contacts(c.count, c.body_a, c.body_b, c.npoints, moving, c.first,
+                                                  s.cidx, blocks, s.mask, island)
+            s.colouring = (coloured, c.first)
+            nb, wide, direct, floats, npts = coloured
         s.ensure_wide(floats)
         points = s.points_record()
         bodies = BodyState(n, moving, d.pos, d.quat, d.vel, d.angvel, d.force, d.torque, d.inv_mass,
