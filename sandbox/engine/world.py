@@ -195,7 +195,6 @@ class World:
         self._threads = available_threads()  # all of numba's threads (see the threads property)
         self.cached_manifolds = 0  # how many of the last step's manifolds came from the cache
         self._manifold_source = np.full(1, -1, np.int64)  # per manifold: its cache row, or -1 (collided)
-        self._contact_points = 0  # the contact points of the manifolds the last _collide made
         self._tracing: list[str] | None = None  # the solver pass labels while step_traced runs
         self._trace_lam = np.zeros((0, 1, 3))  # the solver trace (core/substeps.record_pass); no rows: off
         self._trace_vel = np.zeros((0, 1, 6))
@@ -713,8 +712,8 @@ class World:
             c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out)
         self.cached_manifolds = reused
         self._manifold_source = source  # per manifold, the cache row it came from or -1 (step_traced)
-        self._contact_points = points = c.point_count()  # read again by _respond
         if self.contact_cache:
+            points = c.point_count()
             cache = mc.reserve(max(c.count, 1), max(points, 1))
             manifold_cache.remember_manifolds(c.count, out, source, d.kind, d.pos, d.quat, nbodies, cache)
             mc.remembered(c.count, points)
@@ -730,7 +729,7 @@ class World:
         s = self._solver
         t0 = time.perf_counter()
         moving = d.alive[:n] & ~d.static[:n] & d.awake[:n]
-        s.ensure(max(self._contact_points, 1), max(c.count, 1), max(d.n, 1))
+        s.ensure(max(c.point_count(), 1), max(c.count, 1), max(d.n, 1))
         blocks = s.blocks_record()
         island = np.empty(max(c.count, 1), np.int64)
         if self._response == "impulse" and self._block_solver:
