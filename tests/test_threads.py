@@ -200,9 +200,9 @@ def test_run_on_threads_raises_a_share_error_after_every_share_finished():
 
 @needs_two
 def test_the_solver_gets_lane_rows_for_the_threads_in_use_only(monkeypatch):
-    """The solver cuts a colour into one share per set of lane rows it is handed
-    (``contact_solver.colour_chunks``): a step on one thread gets one set, so it makes no parallel launch
-    per colour and pass on a pool of several; a step on all threads gets a set for each."""
+    """The solver runs a pass on one thread per set of lane rows it is handed
+    (``contact_solver.solve_colours``): a step on one thread gets one set, so it makes no parallel launch
+    per pass on a pool of several; a step on all threads gets a set for each."""
     from sandbox.engine.core import substeps
     from sandbox.engine.core.contact_rows import ND, NV, STRIDE
 
@@ -220,3 +220,42 @@ def test_the_solver_gets_lane_rows_for_the_threads_in_use_only(monkeypatch):
         w.step(1.0 / 60.0)
     n = available_threads()
     assert seen == [(NV * STRIDE, ND * STRIDE), (NV * STRIDE * n, ND * STRIDE * n)]
+
+
+SHARED_STEPS = 40
+
+
+def hash_with_three_lane_sets(threads: int) -> str:
+    """The state hash after ``SHARED_STEPS`` steps of the mixed scene on ``threads`` threads, the solver
+    handed three sets of lane rows whatever the thread count."""
+    from sandbox.engine.contacts import ContactSolverData
+    from sandbox.engine.core.contact_rows import ND, NV, STRIDE
+
+    def three_sets(self, threads_in_use):
+        return np.zeros(NV * STRIDE * 3, np.float32), np.zeros(ND * STRIDE * 3, np.float32)
+
+    ContactSolverData.lane_rows = three_sets
+    w = build(threads)
+    with threads_for_any_size():
+        for _ in range(SHARED_STEPS):
+            w.step(1.0 / 60.0)
+    return w.state_hash()
+
+
+@pytest.mark.parametrize("threads", sorted({1, available_threads()}))
+def test_a_pass_shared_out_over_more_shares_than_threads_neither_hangs_nor_changes_the_state(threads):
+    """``solve_colours`` runs one share per set of lane rows, its threads taking the blocks of a colour
+    from shared counters and waiting for one another at the colour's end (``atomics.py``). Handed three
+    sets while the pool runs fewer threads, the pool runs some shares one after another on one thread:
+    the first of them must solve what the others do not reach, and none may wait for a share that has
+    not started (run in another process, so that a hang fails the test), and the state is the one
+    thread's, bit for bit."""
+    reference = build(1)
+    with threads_for_any_size():
+        for _ in range(SHARED_STEPS):
+            reference.step(1.0 / 60.0)
+    code = ("from tests.test_threads import hash_with_three_lane_sets as h; "
+            f"print(h({threads}))")
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           timeout=300)
+    assert other.stdout.strip() == reference.state_hash()

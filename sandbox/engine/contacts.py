@@ -112,10 +112,10 @@ class ContactSolverData:
         return self.lane_body
 
     def lane_rows(self, threads: int) -> tuple[np.ndarray, np.ndarray]:
-        """The first ``threads`` sets of a block's lane rows ``V`` and ``D`` (views): the solver cuts a
-        colour into one share per set (``contact_solver.colour_chunks``), so handing it only the sets of
-        the threads in use keeps a step that runs on one thread (a world below ``PARALLEL_BODIES`` bodies)
-        from launching a parallel loop per colour and pass on a pool of several."""
+        """The first ``threads`` sets of a block's lane rows ``V`` and ``D`` (views): the solver runs a pass
+        on one thread per set (``contact_solver.solve_colours``), so handing it only the sets of the
+        threads in use keeps a step that runs on one thread (a world below ``PARALLEL_BODIES`` bodies)
+        from launching a parallel loop per pass on a pool of several."""
         return self.V[:NV * STRIDE * threads], self.D[:ND * STRIDE * threads]
 
     def release_scratch(self) -> None:

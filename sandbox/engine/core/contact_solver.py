@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import prange
 
+from .atomics import atomic_add, atomic_load
 from .contact_rows import (
     APPROACH,
     DRA,
@@ -290,30 +291,22 @@ def warm_start_lanes(nl, cw, base, V):
 
 
 @helper
-def colour_end(blocks, blk, wide):
-    """The end of the run of blocks that share block ``blk``'s colour (the coloured blocks come in colour
-    order, ``graph_color.color_contacts``), at most ``wide``."""
+def colour_ends(blocks, wide):
+    """Where each colour's run of blocks ends among the first ``wide`` blocks (the coloured blocks come
+    in colour order, ``graph_color.color_contacts``): an int64 array, one end per colour, the last
+    ``wide``."""
     order, start, color = blocks.order, blocks.start, blocks.color
-    c = color[order[start[blk]]]
-    end = blk + 1
-    while end < wide and color[order[start[end]]] == c:
-        end += 1
-    return end
-
-
-@helper
-def colour_chunks(count, V):
-    """How many shares the ``count`` blocks of a colour are cut into: one per set of lane rows in ``V``
-    (one set per thread in use: the world hands the solver only those, ``ContactSolverData.lane_rows``),
-    at most one per block, when the colour has at least ``PARALLEL_BLOCKS`` blocks; else 1 (solved on
-    the calling thread, with no parallel launch). Read from ``V`` rather than from
-    ``numba.get_num_threads()``, which in compiled code would keep the kernel out of the cache. With a
-    set per thread of the pool instead, a step on one thread made a parallel launch per colour and pass
-    all the same: the warm start of the S2 pyramid took 16.0 µs a pass on a pool of two against 11.9 on
-    a pool of one (twentieth session)."""
-    if count < PARALLEL_BLOCKS:
-        return 1
-    return min(count, len(V) // (NV * STRIDE))
+    runs = 0
+    for blk in range(wide):
+        if blk == 0 or color[order[start[blk]]] != color[order[start[blk - 1]]]:
+            runs += 1
+    ends = np.empty(runs, np.int64)
+    r = 0
+    for blk in range(1, wide + 1):
+        if blk == wide or color[order[start[blk]]] != color[order[start[blk - 1]]]:
+            ends[r] = blk
+            r += 1
+    return ends
 
 
 @helper(inline="always")
@@ -536,20 +529,25 @@ def solve_colours(contacts, bodies, coefficients, warm):
     """One pass over the coloured blocks of ``contacts``: the warm start of each block
     (``warm_start_block``) when ``warm``, else a solve with ``coefficients`` (``solve_block``).
 
-    Colour by colour, the blocks of a colour side by side on the threads (``prange``): they
-    share no moving body, so each thread gathers, solves and scatters its own blocks' bodies and points
-    with its own lane rows (``V`` and ``D`` hold a set per thread), and the result is the serial one, bit
-    for bit. A parallel launch costs some 5-15 µs on an idle machine (much more on a busy one, while the
-    woken thread waits for a core), and a step makes one per colour and pass (some 10 colours × 18 passes
-    with the default 4 sub-steps and 10 iterations), so a colour runs in parallel only when it has at
-    least ``PARALLEL_BLOCKS`` blocks (``colour_chunks``); smaller ones stay on the calling thread. What it
-    buys: warm start, solve and relax are some 60 % of the step; with two threads on two cores they went
-    from 27.6 to 19.9 ms per step on the S1 pile of 4096 (1.4x; the lanes stream the contact rows from
-    memory, which the two cores share). On the S1 pile of 1000 (some 4 ms of solver per step) fewer
-    colours reach ``PARALLEL_BLOCKS`` blocks; there 2 threads measured 0.85-1.17x of one in the fourteenth
-    session (0.68x before numba's OpenMP threads were told to spin only briefly between loops,
-    ``threads.py``), the solve stage alone 0.9-1.25x; ``python -m bench.threads`` prints the cores' worth
-    each run got, 1.65-1.75 of 2 on this machine then."""
+    Colour by colour, the blocks of a colour side by side on the threads: they share no moving body, so
+    each thread gathers, solves and scatters its own blocks' bodies and points with its own lane rows
+    (``V`` and ``D`` hold a set per thread in use, ``ContactSolverData.lane_rows``), and the result is the
+    serial one, bit for bit, whichever thread solves which block. One parallel loop (``prange``) runs the
+    whole pass: its threads take a colour's blocks one at a time from a shared counter and wait at the
+    colour's end until all of them are solved (``atomics.py``), so a pass costs one launch, not one per
+    colour. With a single set of lane rows (one thread in use) or fewer than ``PARALLEL_BLOCKS`` blocks
+    the pass runs on the calling thread, with no launch.
+
+    What it buys: warm start, solve and relax are some 60 % of the step. A launch costs some 5-8 µs even
+    when the other thread is still spinning from the last (numba hands the iterations out and waits for
+    them), and a step made one per colour and pass, some 10 colours × 18 passes with the default 4
+    sub-steps and 10 iterations; the colours also went at the pace of the slower thread, where now the
+    first free thread takes the next block. On the S3 box of 4000 spheres (382 blocks in 10 colours),
+    a plain pass on two threads took 161 µs against 208 on one with a loop per colour; with one loop a
+    pass, see the twenty-second session's note. Before the loops per colour (fourteenth session) a pass
+    ran on the calling thread; the memory the lanes stream, the contact rows, is shared by the cores,
+    which bounds what a second thread can add (``python -m bench.threads`` prints the machine's ceiling
+    each run)."""
     c = coefficients  # in float32, as the lanes compute (a float64 field would widen their arithmetic)
     coefficients = NormalCoefficients(np.float32(c.inv_h), np.float32(c.bias_rate), np.float32(c.mass_scale),
                                       np.float32(c.impulse_scale), np.float32(c.max_push),
@@ -559,28 +557,47 @@ def solve_colours(contacts, bodies, coefficients, warm):
     B = Blocks(T.order, T.start, T.lanes, T.slots, T.offset, T.color)
     cw, V, D, LB = contacts.pts.cw, contacts.V, contacts.D, contacts.lane_body
     wide = contacts.wide_blocks
-    blk = int(0)  # not a literal 0, which would compile colour_end a second time
-    while blk < wide:
-        end = colour_end(B, blk, wide)
-        chunks = colour_chunks(end - blk, V)
-        if chunks == 1:
-            for b in range(blk, end):
-                if warm:
-                    warm_start_block(b, B, cw, LB, bodies, V)
-                else:
-                    solve_block(b, B, cw, LB, bodies, coefficients, V, D)
-        else:
-            for t in prange(chunks):
-                # thread t takes every chunks-th block: point counts fall along a colour, so this shares
-                # them out evenly
-                Vt = V[t * NV * STRIDE:(t + 1) * NV * STRIDE]
-                Dt = D[t * ND * STRIDE:(t + 1) * ND * STRIDE]
-                for b in range(blk + t, end, chunks):
+    shares = len(V) // (NV * STRIDE)
+    if shares == 1 or wide < PARALLEL_BLOCKS:
+        for b in range(wide):
+            if warm:
+                warm_start_block(b, B, cw, LB, bodies, V)
+            else:
+                solve_block(b, B, cw, LB, bodies, coefficients, V, D)
+        return
+    ends = colour_ends(B, wide)
+    # per colour, a counter per share (the next block of the share's part of the colour, counted from the
+    # part's first) and then one of the blocks solved; each on a cache line of its own (8 int64), so that
+    # one thread's counting does not take the line from under another's
+    per = 8 * (shares + 1)
+    counters = np.zeros(per * len(ends), np.int64)
+    for t in prange(shares):
+        Vt = V[t * NV * STRIDE:(t + 1) * NV * STRIDE]
+        Dt = D[t * ND * STRIDE:(t + 1) * ND * STRIDE]
+        first = int(0)
+        for c in range(len(ends)):
+            end = ends[c]
+            solved = int(0)
+            # its own part first, then whatever is left of the others'
+            for k in range(shares):
+                part = (t + k) % shares
+                lo = first + part * (end - first) // shares
+                hi = first + (part + 1) * (end - first) // shares
+                b = lo + atomic_add(counters, per * c + 8 * part, 1)
+                while b < hi:
                     if warm:
                         warm_start_block(b, B, cw, LB, bodies, Vt)
                     else:
                         solve_block(b, B, cw, LB, bodies, coefficients, Vt, Dt)
-        blk = end
+                    solved += 1
+                    b = lo + atomic_add(counters, per * c + 8 * part, 1)
+            done = per * c + 8 * shares
+            if solved > 0:
+                atomic_add(counters, done, solved)
+            # the next colour's blocks read the velocities this colour's blocks write
+            while atomic_load(counters, done) < end - first:
+                pass
+            first = end
 
 
 @kernel
