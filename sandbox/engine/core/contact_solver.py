@@ -125,11 +125,11 @@ def normal_coefficients(h, use_bias, patch, settings):
 
 
 @helper
-def load_solver_bodies(bodies):
-    """Copy every body's velocities, inverse mass (0 unless it moves this step) and rotation vector since
-    the step began into its row of ``bodies.solver`` (``contact_rows.SV``...), rounded to float32: the
-    state the wide solver's passes read and write in place of the float64 arrays, until
-    ``store_solver_velocities`` copies the velocities back.
+def load_solver_bodies(bodies, lo, hi):
+    """Copy the velocities, inverse mass (0 unless it moves this step) and rotation vector since the step
+    began of each of bodies ``lo`` to ``hi`` − 1 into its row of ``bodies.solver`` (``contact_rows.SV``...),
+    rounded to float32: the state the wide solver's passes read and write in place of the float64 arrays,
+    until ``store_solver_velocities`` copies the velocities back.
 
     What it buys: a block's gather reads one 64-byte line per body where it read a line from each of
     ``vel``, ``angvel``, ``inv_mass`` and ``drot`` (Box2D v3 keeps such a solver body state for the same
@@ -140,7 +140,7 @@ def load_solver_bodies(bodies):
     block of every pass to twice a sub-step, and the results are the same to the last bit."""
     S, moving = bodies.solver, bodies.moving
     vel, angvel, drot, inv_mass = bodies.vel, bodies.angvel, bodies.drot, bodies.inv_mass
-    for i in range(bodies.n):
+    for i in range(lo, hi):
         for k in range(3):
             S[i, SV + k] = vel[i, k]
             S[i, SW + k] = angvel[i, k]
@@ -149,16 +149,16 @@ def load_solver_bodies(bodies):
 
 
 @helper
-def load_solver_rotations(bodies):
-    """Copy only every body's rotation vector since the step began into its row of ``bodies.solver``
-    (``SDR``): the load that follows ``integrate_positions`` in a run of passes. What it buys: a third of
-    ``load_solver_bodies``' writes and none of its velocity reads, once per sub-step. Why it is correct:
-    integrate_positions changes the rotation vectors and the positions only; the velocities in the rows
-    are either those just stored back from them (``store_solver_velocities``, float32 values that
-    float64 holds exactly) or the float32 of velocities nothing changed since the last full load, and
+def load_solver_rotations(bodies, lo, hi):
+    """Copy only the rotation vectors since the step began of bodies ``lo`` to ``hi`` − 1 into their rows of
+    ``bodies.solver`` (``SDR``): the load that follows ``integrate_positions`` in a run of passes. What it
+    buys: a third of ``load_solver_bodies``' writes and none of its velocity reads, once per sub-step. Why
+    it is correct: integrate_positions changes the rotation vectors and the positions only; the velocities
+    in the rows are either those just stored back from them (``store_solver_velocities``, float32 values
+    that float64 holds exactly) or the float32 of velocities nothing changed since the last full load, and
     the inverse masses do not change within a step, so a full load would write the same bits."""
     S, drot = bodies.solver, bodies.drot
-    for i in range(bodies.n):
+    for i in range(lo, hi):
         for k in range(3):
             S[i, SDR + k] = drot[i, k]
 
@@ -184,13 +184,13 @@ def mark_wide_bodies(contacts, bodies):
 
 
 @helper
-def store_solver_velocities(bodies):
-    """Copy the velocities of the moving bodies of the coloured blocks (``mark_wide_bodies``) back from
-    ``bodies.solver`` into the float64 arrays that the rest of the step reads (see
-    ``load_solver_bodies``). Only theirs: a body that no contact of the blocks touches keeps its velocity
-    to float64's precision (a falling ball's v = g·t)."""
+def store_solver_velocities(bodies, lo, hi):
+    """Copy the velocities of the moving bodies among ``lo`` to ``hi`` − 1 of the coloured blocks
+    (``mark_wide_bodies``) back from ``bodies.solver`` into the float64 arrays that the rest of the step
+    reads (see ``load_solver_bodies``). Only theirs: a body that no contact of the blocks touches keeps
+    its velocity to float64's precision (a falling ball's v = g·t)."""
     S, moving, vel, angvel = bodies.solver, bodies.moving, bodies.vel, bodies.angvel
-    for i in range(bodies.n):
+    for i in range(lo, hi):
         if moving[i] and S[i, SWIDE] != 0.0:
             for k in range(3):
                 vel[i, k] = S[i, SV + k]

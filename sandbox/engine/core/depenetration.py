@@ -74,6 +74,10 @@ def limit_separation(bodies, deep_pts, pts, max_push):
        impact between free bodies (speculative contacts stop those before they overlap this deeply).
 
     Returns the number of bodies scaled down."""
+    if len(deep_pts) == 0:
+        # nothing to bound (a step's usual case): no pass over the bodies, which only this function's
+        # own flags could select
+        return 0
     cb, cidx, cw = pts.bodies, pts.row, pts.cw
     n, moving, vel, angvel = bodies.n, bodies.moving, bodies.vel, bodies.angvel
     radius, speed, deep = bodies.radius, bodies.speed, bodies.scratch

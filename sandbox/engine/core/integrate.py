@@ -40,22 +40,23 @@ def is_isotropic(m):
 
 
 @helper
-def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, inv_inertia_local,
+def integrate_velocities(lo, hi, moving, vel, angvel, quat, force, torque, inv_mass, inv_inertia_local,
                          gravity_scale, gravity, h, linear_damping, angular_damping):
-    """Advance the velocities of the rows flagged in ``moving`` (awake, dynamic) by one sub-step ``h``.
+    """Advance the velocities of the rows ``lo`` to ``hi`` − 1 flagged in ``moving`` (awake, dynamic) by one
+    sub-step ``h``.
 
     v += h·(g·s + F/m); ω from the torque and the gyroscopic term ω × Iω, solved in the body frame by the
     implicit midpoint rule (fixed-point iteration, Hairer, Lubich & Wanner, "Geometric Numerical
     Integration", §VI.3); then damping as v ← v / (1 + h·c), which stays stable for any c ≥ 0.
 
-    Serial on purpose, with the row's work written inside the loop: a ``prange`` over the rows, each
-    calling a per-row function, was tried (issue 14) and lost four- to eightfold (S1 pile of 1000, one
-    thread: 0.25–0.37 ms per step against 0.045 ms). A compiled function handed arrays and not inlined
-    counts references to each of them on every call, and the launch of a parallel loop, four sub-steps a
-    step, costs more than this loop takes."""
+    A run of rows, with the row's work written inside the loop: a ``prange`` over the rows, each calling
+    a per-row function, was tried (issue 14) and lost four- to eightfold (S1 pile of 1000, one thread:
+    0.25–0.37 ms per step against 0.045 ms), a compiled function handed arrays and not inlined counting
+    references to each of them on every call. The threads take a run each
+    (``substeps.velocity_stage``)."""
     lin = 1.0 / (1.0 + h * linear_damping)
     ang = 1.0 / (1.0 + h * angular_damping)
-    for i in range(n):
+    for i in range(lo, hi):
         if not moving[i]:
             continue
         v = load3(vel, i)
@@ -82,12 +83,13 @@ def integrate_velocities(n, moving, vel, angvel, quat, force, torque, inv_mass, 
 
 
 @helper
-def integrate_positions(n, moving, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h, dpos, drot):
-    """x += h·v and q += ½·h·ω⊗q (renormalised) for the ``moving`` rows, then the world inverse inertia
-    R·I⁻¹·Rᵀ from the new orientation (I⁻¹ itself for an isotropic body, ``is_isotropic``). ``dpos`` and
-    ``drot`` accumulate the displacement and rotation vector since the step began, from which the contact
-    solver measures current separations."""
-    for i in range(n):
+def integrate_positions(lo, hi, moving, pos, quat, vel, angvel, inv_inertia_local, inv_inertia, h, dpos,
+                        drot):
+    """x += h·v and q += ½·h·ω⊗q (renormalised) for the ``moving`` rows among ``lo`` to ``hi`` − 1, then the
+    world inverse inertia R·I⁻¹·Rᵀ from the new orientation (I⁻¹ itself for an isotropic body,
+    ``is_isotropic``). ``dpos`` and ``drot`` accumulate the displacement and rotation vector since the
+    step began, from which the contact solver measures current separations."""
+    for i in range(lo, hi):
         if not moving[i]:
             continue
         v = load3(vel, i)

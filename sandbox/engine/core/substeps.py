@@ -16,13 +16,13 @@ import time
 
 import numpy as np
 from llvmlite import ir
-from numba import config, objmode, types
+from numba import config, objmode, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import contact_solver_reference as reference
 from .block_solver import build_islands, solve_islands
-from .contact_rows import LAM_N, LAM_T1, LAM_T2, at
+from .contact_rows import LAM_N, LAM_T1, LAM_T2, NV, STRIDE, at
 from .contact_solver import (
     load_solver_bodies,
     load_solver_rotations,
@@ -128,13 +128,13 @@ def contact_pass(contacts, bodies, coefficients, warm, all_reference, islands, s
     first = 0
     if not all_reference:
         if sync:
-            load_solver_bodies(bodies)
+            load_solver_bodies(bodies, int(0), bodies.n)
         if warm:
             warm_start(contacts, bodies)
         else:
             solve_contacts(contacts, bodies, coefficients)
         if sync:
-            store_solver_velocities(bodies)
+            store_solver_velocities(bodies, int(0), bodies.n)
         first = contacts.wide_blocks
     last = contacts.blocks if warm else contacts.direct_blocks
     if first < last:
@@ -162,6 +162,78 @@ def record_pass(trace_lam, trace_vel, k, contacts, bodies):
             trace_vel[k, i, 3 + j] = bodies.angvel[i, j]
 
 
+@helper
+def velocity_run(lo, hi, bodies, gravity, h, linear_damping, angular_damping, load):
+    """``velocity_stage``'s work on bodies ``lo`` to ``hi`` − 1."""
+    integrate_velocities(lo, hi, bodies.moving, bodies.vel, bodies.angvel, bodies.quat, bodies.force,
+                         bodies.torque, bodies.inv_mass, bodies.inv_inertia_local, bodies.gravity_scale,
+                         gravity, h, linear_damping, angular_damping)
+    if load:
+        load_solver_bodies(bodies, lo, hi)
+
+
+@helper(parallel=True)
+def velocity_stage(shares, bodies, gravity, h, linear_damping, angular_damping, load):
+    """The start of a sub-step: integrate every body's velocities (``integrate_velocities``) and, with
+    ``load``, copy them into the wide solver's rows (``contact_solver.load_solver_bodies``); the bodies
+    cut into ``shares`` runs, side by side on the threads (``prange``) when ``shares`` > 1.
+
+    What it buys, beside the threads' arithmetic: the solver's threads take each colour's blocks in runs
+    of the same order (``contact_solver.solve_colours``), and the blocks come in the order of their
+    first body, so each thread mostly finds the rows of its run of bodies in its own cache, and the
+    thread that solves next finds the loop it waits in still spinning (``threads.py``). Serial, the
+    calling thread drew every row from the other core's cache, and the other went to sleep. Each body's
+    work is its own, so the result is the serial one whatever the runs."""
+    n = bodies.n
+    if shares == 1:
+        velocity_run(int(0), n, bodies, gravity, h, linear_damping, angular_damping, load)
+        return
+    for t in prange(shares):
+        s = np.int64(t)  # a prange index is unsigned: velocity_run keeps one signature
+        velocity_run(s * n // shares, (s + 1) * n // shares, bodies, gravity, h, linear_damping,
+                     angular_damping, load)
+
+
+@helper
+def position_run(lo, hi, bodies, h, store, load):
+    """``position_stage``'s work on bodies ``lo`` to ``hi`` − 1."""
+    if store:
+        store_solver_velocities(bodies, lo, hi)
+    integrate_positions(lo, hi, bodies.moving, bodies.pos, bodies.quat, bodies.vel, bodies.angvel,
+                        bodies.inv_inertia_local, bodies.inv_inertia, h, bodies.dpos, bodies.drot)
+    if load:
+        load_solver_rotations(bodies, lo, hi)
+
+
+@helper(parallel=True)
+def position_stage(shares, bodies, h, store, load):
+    """The middle of a sub-step: with ``store``, copy the wide solver's velocities back
+    (``contact_solver.store_solver_velocities``); integrate every body's position
+    (``integrate_positions``); with ``load``, copy the new rotation vectors into the solver's rows
+    (``contact_solver.load_solver_rotations``). The bodies cut into ``shares`` runs, side by side on the
+    threads when ``shares`` > 1, for the reasons ``velocity_stage`` gives."""
+    n = bodies.n
+    if shares == 1:
+        position_run(int(0), n, bodies, h, store, load)
+        return
+    for t in prange(shares):
+        s = np.int64(t)
+        position_run(s * n // shares, (s + 1) * n // shares, bodies, h, store, load)
+
+
+@helper(parallel=True)
+def store_stage(shares, bodies):
+    """The wide solver's velocities copied back after the relax pass (``store_solver_velocities``), the
+    bodies cut into ``shares`` runs as in ``velocity_stage``."""
+    n = bodies.n
+    if shares == 1:
+        store_solver_velocities(bodies, int(0), n)
+        return
+    for t in prange(shares):
+        s = np.int64(t)
+        store_solver_velocities(bodies, s * n // shares, (s + 1) * n // shares)
+
+
 @kernel
 def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, trace_vel):
     """Advance the velocities and positions of the moving bodies by ``settings.dt`` in
@@ -173,7 +245,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
     ``Joints``, ``grabs`` a ``Grabs`` (records.py). Adds each stage's seconds to its row of ``times``.
     With tracing on, ``trace_lam`` and ``trace_vel`` get a row after every pass (``record_pass``, in the
     order ``trace.solver_pass_labels`` names them); with it off they have no rows."""
-    n, moving = bodies.n, bodies.moving
+    n = bodies.n
     mode = settings.response
     substeps = settings.substeps
     h = settings.dt / substeps
@@ -209,6 +281,7 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
     sync = wide and (joints.count > 0 or grabs.count > 0 or contacts.wide_blocks < contacts.blocks
                      or trace_lam.shape[0] > 0)
     runs = wide and not sync
+    shares = len(contacts.V) // (NV * STRIDE)  # one per thread in use (see contact_solver.solve_colours)
     if wide:
         mark_wide_bodies(contacts, bodies)
     islands = build_islands(contacts, bodies)  # after the inertias of the start of the step: they make A
@@ -217,13 +290,10 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
     k = int(0)  # the solver trace's next row
     for sub in range(substeps):
         t0 = clock()
-        integrate_velocities(n, moving, bodies.vel, bodies.angvel, bodies.quat, bodies.force, bodies.torque,
-                             bodies.inv_mass, bodies.inv_inertia_local, bodies.gravity_scale,
-                             settings.gravity, h, settings.linear_damping, settings.angular_damping)
+        velocity_stage(shares, bodies, settings.gravity, h, settings.linear_damping, settings.angular_damping,
+                       runs)
         t1 = clock()
         times[T_INTEGRATE_VELOCITIES] += t1 - t0
-        if runs:
-            load_solver_bodies(bodies)
         if mode == IMPULSE:
             if settings.warm_starting:
                 contact_pass(contacts, bodies, biased, yes, all_reference, islands, sync)
@@ -250,21 +320,17 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
                                  settings.penalty_damping_ratio, max(base + (sub < extra), 1), sub == 0)
             record_pass(trace_lam, trace_vel, k, contacts, bodies)
             k += 1
-        if runs:
-            store_solver_velocities(bodies)
         t3 = clock()
         times[T_SOLVE] += t3 - t2
-        integrate_positions(n, moving, bodies.pos, bodies.quat, bodies.vel, bodies.angvel,
-                            bodies.inv_inertia_local, bodies.inv_inertia, h, bodies.dpos, bodies.drot)
+        # the velocities in the solver's rows stay the ones stored back here: see load_solver_rotations
+        position_stage(shares, bodies, h, runs, runs)
         t4 = clock()
         times[T_INTEGRATE_POSITIONS] += t4 - t3
-        if runs:
-            load_solver_rotations(bodies)  # the velocities in the rows are still the ones just stored
         if mode == IMPULSE:
             solve_joints_and_grabs(joints, grabs, bodies, h, no, settings)
             contact_pass(contacts, bodies, relax, no, all_reference, islands, sync)
             if runs:
-                store_solver_velocities(bodies)
+                store_stage(shares, bodies)
         elif mode == PROJECTION:
             project_contacts(contacts.points, contacts.pts, bodies)
         limit_separation(bodies, deep, contacts.pts, settings.max_push_velocity)
