@@ -20,9 +20,10 @@ from .jit import kernel
 COLORS = 32  # colours tried before a manifold goes to the overflow (one bit each in an int64 mask)
 DIRECT = COLORS + 1  # the class after the overflow: the block solver's manifolds
 PARALLEL_BLOCKS = 4
-"""The fewest blocks (of one colour, for the solver) that are shared out over the threads: the blocks of
-a colour share no moving body, so they can run side by side (``contact_solver.solve_colours``,
-``contact_prepare.prepare_contacts``); with fewer, the parallel launch costs more than it saves."""
+"""The fewest blocks that are shared out over the threads (the coloured blocks of a solver pass,
+``contact_solver.solve_colours``; the blocks of ``contact_prepare.prepare_contacts``): the blocks of a
+colour share no moving body, so they can run side by side; with fewer, the parallel launch costs more
+than it saves."""
 
 
 @kernel
