@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from .atomics import atomic_add
 from .bounding_volumes import aabb_aabb
 from .jit import helper, kernel
 from .layout import BOX, CAPSULE, SPHERE
@@ -263,15 +264,18 @@ def sap_sort(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx,
 
 
 @kernel(nogil=True)
-def sweep_shares(first, step, shares, m, sbox, sidx, sstatic, pairs, found):
-    """Shares ``first``, ``first + step``, … of the sweep of the ``m`` gathered boxes cut into ``shares``
-    (``sweep_share``), share t writing its pairs into the t-th of ``shares`` equal regions of ``pairs``
-    and how many it found into ``found[t]``. Releases the GIL: one thread of ``threads.run_on_threads``
-    runs it."""
+def sweep_shares(claims, shares, m, sbox, sidx, sstatic, pairs, found):
+    """The next share not yet taken (counted in ``claims[0]``, ``atomics.py``), again until none is left,
+    of the sweep of the ``m`` gathered boxes cut into ``shares`` (``sweep_share``), share t writing its
+    pairs into the t-th of ``shares`` equal regions of ``pairs`` and how many it found into ``found[t]``.
+    Releases the GIL: each thread of ``threads.run_on_threads`` runs it (the first free thread takes the
+    next share, as in ``narrowphase.collide_shares``)."""
     region = pairs.shape[0] // shares
     flags = np.empty(m, np.bool_)
-    for t in range(first, shares, step):
+    t = atomic_add(claims, 0, 1)
+    while t < shares:
         found[t] = sweep_share(t, shares, m, sbox, sidx, sstatic, flags, pairs[t * region:(t + 1) * region])
+        t = atomic_add(claims, 0, 1)
 
 
 @kernel
@@ -307,7 +311,7 @@ def sap_pairs(n: int, alive: np.ndarray, static: np.ndarray, aabb_min: np.ndarra
     ``sweep_share``). Returns (pair count, axis, number of live bodies gathered).
 
     With ``PARALLEL_SWEEP`` boxes or more and more than one thread in use, the sweep is cut into
-    ``SWEEP_SHARES`` shares dealt out to the threads (``threads.run_on_threads``, each thread in
+    ``SWEEP_SHARES`` shares taken by the threads (``threads.run_on_threads``, each thread in
     ``sweep_shares`` with the GIL released), share t writing its pairs into the t-th of as many equal
     regions of ``pairs``; ``close_up`` then closes up the regions. The pairs come in another order than
     one share's, the same set, and ``sort_pairs`` puts them in one order: the result does not depend on
@@ -318,7 +322,8 @@ def sap_pairs(n: int, alive: np.ndarray, static: np.ndarray, aabb_min: np.ndarra
     axis, m = sap_sort(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx, sbox, sstatic)
     threads, shares = share_out(m, PARALLEL_SWEEP, SWEEP_SHARES)
     found = np.zeros(shares, np.int64)
-    run_on_threads(lambda i, k: sweep_shares(i, k, shares, m, sbox, sidx, sstatic, pairs, found), threads)
+    claims = np.zeros(1, np.int64)
+    run_on_threads(lambda i, k: sweep_shares(claims, shares, m, sbox, sidx, sstatic, pairs, found), threads)
     return close_up(pairs, found), axis, m
 
 

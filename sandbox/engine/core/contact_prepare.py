@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .atomics import atomic_add
 from .contact_rows import (
     APPROACH,
     IIA,
@@ -83,41 +84,45 @@ def prepare_contacts(nb: int, blocks: Blocks, manifolds: Manifolds, m_first: np.
                      warm_starting: bool, anchors_b: bool, pts: ContactPoints, Inv: np.ndarray) -> None:
     """``prepare_blocks`` over the ``nb`` blocks. Each block writes only its own points and lanes, so with
     ``PARALLEL_BLOCKS`` blocks or more they are shared out over the threads (``threads.run_on_threads``,
-    ``prepare_blocks`` releasing the GIL): block ``b`` to share ``b`` mod the shares, one share per set
-    of lane rows in ``Inv`` (one set per thread of numba's pool), and the result is the serial one, bit
-    for bit. What it buys: ``prepare_blocks`` is most of the prepare_contacts stage, a tenth of the step;
-    with two threads on two cores the stage went from 5.0 to 3.2 ms per step on S3 and 4.7 to 3.2 ms on the
-    S1 pile of 4096 (``python -m bench.threads``, as a ``prange``). A pool rather than a ``prange``, for the
-    narrow phase's reason (``narrowphase.collide_pairs``): numba would compile the body three times more.
-    Fewer blocks stay on the calling thread."""
-    # one share per thread in use, each with its own set of lane rows in Inv
+    ``prepare_blocks`` releasing the GIL): one share per set of lane rows in ``Inv`` (one set per thread
+    of numba's pool), each taking the next block not yet taken, and the result is the serial one, bit for
+    bit, whichever thread prepares which block. What it buys: ``prepare_blocks`` is most of the
+    prepare_contacts stage, a tenth of the step; with two threads on two cores the stage went from 5.0 to
+    3.2 ms per step on S3 and 4.7 to 3.2 ms on the S1 pile of 4096 (``python -m bench.threads``, as a
+    ``prange``). A pool rather than a ``prange``, for the narrow phase's reason
+    (``narrowphase.collide_pairs``): numba would compile the body three times more. Fewer blocks stay on
+    the calling thread."""
+    # one share per thread in use, each with its own set of lane rows in Inv, taking the blocks from one
+    # counter (the first free thread takes the next block)
     shares, _ = share_out(nb, PARALLEL_BLOCKS, len(Inv) // (NI * STRIDE))
+    claims = np.zeros(1, np.int64)
 
     def share(t: int, n: int) -> None:
         rows = Inv[t * NI * STRIDE:(t + 1) * NI * STRIDE]  # this share's own lane rows
-        prepare_blocks(t, n, nb, blocks, manifolds, m_first, bodies, rules, match, source, previous,
+        prepare_blocks(claims, nb, blocks, manifolds, m_first, bodies, rules, match, source, previous,
                        warm_starting, anchors_b, pts, rows)
 
     run_on_threads(share, shares)
 
 
 @kernel(nogil=True)
-def prepare_blocks(first, step, nb, blocks, manifolds, m_first, bodies, rules, match, source, previous,
+def prepare_blocks(claims, nb, blocks, manifolds, m_first, bodies, rules, match, source, previous,
                    warm_starting, anchors_b, pts, Inv):
-    """Turn the ``manifolds`` of blocks ``first``, ``first + step``, … below ``nb`` into solver contact
-    points (one per manifold point, in ``pts``) and give them last step's impulses (``previous``) unless
-    ``warm_starting`` is off. Each point's anchor on body B in B's frame (``pts.local_b``) is written only
-    with ``anchors_b``: the projection and penalty methods measure the overlap from both anchors as the
-    bodies move, the impulse method never reads it (its separation is tracked from ``cw``'s rows), and
-    skipping it there saves a rotation and a 24-byte write per point: the stage on the settled S1 pile of
-    4096 took 6.2, 5.8 and 6.6 ms a step against 6.8, 6.1 and 7.4 (one thread, runs alternated).
+    """Turn the ``manifolds`` of the next block below ``nb`` not yet taken (counted in ``claims[0]``,
+    ``atomics.py``), again until none is left, into solver contact points (one per manifold point, in
+    ``pts``) and give them last step's impulses (``previous``) unless ``warm_starting`` is off. Each
+    point's anchor on body B in B's frame (``pts.local_b``) is written only with ``anchors_b``: the
+    projection and penalty methods measure the overlap from both anchors as the bodies move, the impulse
+    method never reads it (its separation is tracked from ``cw``'s rows), and skipping it there saves a
+    rotation and a 24-byte write per point: the stage on the settled S1 pile of 4096 took 6.2, 5.8 and 6.6
+    ms a step against 6.8, 6.1 and 7.4 (one thread, runs alternated).
 
     A body that does not move counts as immovable (no inverse mass or inertia), so that nothing the solver
-    does can change it. Friction and restitution combine by ``rules`` = (friction rule, restitution
-    rule). Runs after ``color_contacts``, block by block so that the writes to ``cw`` stay close
-    together; the slots of a lane beyond its manifold's points are zeroed. The Jacobian rows and
-    effective masses are then computed for all lanes of a slot at once (``jacobian_lanes``), from the
-    inverse inertias gathered into ``Inv``.
+    does can change it. Friction and restitution combine by ``rules`` = (friction rule, restitution rule).
+    Runs after ``color_contacts``, block by block so that the writes to ``cw`` stay close together; the
+    slots of a lane beyond its manifold's points are zeroed. The Jacobian rows and effective masses are
+    then computed for all lanes of a slot at once (``jacobian_lanes``), from the inverse inertias gathered
+    into ``Inv``.
 
     Warm starting gives each point the impulses of last step's nearest point of the same pair within
     ``PERSISTENCE_DISTANCE`` (compared in body A's frame). A manifold merged from the contact cache
@@ -136,7 +141,8 @@ def prepare_blocks(first, step, nb, blocks, manifolds, m_first, bodies, rules, m
     inv_mass, inv_inertia = bodies.inv_mass, bodies.inv_inertia
     prev_first, prev_npoints = previous.first, previous.npoints
     prev_la, prev_ln, prev_lt = previous.anchor, previous.normal, previous.friction
-    for blk in range(first, nb, step):
+    blk = atomic_add(claims, 0, 1)
+    while blk < nb:
         for lane in range(blk_lanes[blk]):
             i = order[blk_start[blk] + lane]
             a = mb_a[i]
@@ -211,6 +217,7 @@ def prepare_blocks(first, step, nb, blocks, manifolds, m_first, bodies, rules, m
                     cw[at(base, f, lane)] = 0.0
         for p in range(blk_slots[blk]):
             jacobian_lanes(blk_lanes[blk], cw, blk_off[blk] + p * NF * STRIDE, Inv)
+        blk = atomic_add(claims, 0, 1)
 
 
 @helper(error_model="numpy")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .atomics import atomic_add
 from .jit import helper, kernel
 from .layout import BOX, CAPSULE, HULL, MAX_POINTS, SPHERE
 from .narrow_trace import step_buffer
@@ -43,8 +44,8 @@ PARALLEL_PAIRS = 256
 """The fewest candidate pairs that ``collide_pairs`` shares out over the threads: below, handing the
 shares to the pool's threads (some tens of µs) would cost more than the pair tests it shares."""
 SHARES = 32
-"""How many shares the pairs are cut into (``collide_shares``), whatever the thread count: thread i of n
-takes shares i, i + n, …"""
+"""How many shares the pairs are cut into (``collide_shares``), whatever the thread count: the threads
+take the next share from a shared counter until none is left."""
 SHARE_ROWS = 64
 """Pairs per run of a share (see ``collide_shares``)."""
 
@@ -193,14 +194,22 @@ def _sort_by_kind(pairs, npairs, kind, order):
 
 
 @kernel(nogil=True)
-def collide_shares(first, stride, shares, start, order, bodies, H, out):
-    """The middle pass of ``collide_pairs``, nearly all its work: shares ``first``, ``first + stride``, …
-    of ``shares``, each the pairs of the kind-sorted ``order`` in runs of ``SHARE_ROWS``, run r going to
-    share r mod ``shares``, so that every share gets some of each kind pair (their costs differ a
-    hundredfold: a sphere pair against a hull pair) and writes its rows in runs (few cache lines shared
-    with another share). ``bodies = (pairs, kind, params, pos, quat, margin_body)``, ``out`` the five
-    output arrays; the manifold of pair ``p`` goes to row ``p``. Uses scratch arrays of its own and
-    releases the GIL (``nogil``), so that several threads can run it at once on different shares."""
+def collide_shares(claims, shares, start, order, bodies, H, out):
+    """The middle pass of ``collide_pairs``, nearly all its work: the next share not yet taken of
+    ``shares`` (counted in ``claims[0]``, ``atomics.py``), again until none is left, each share the pairs
+    of the kind-sorted ``order`` in runs of ``SHARE_ROWS``, run r going to share r mod ``shares``, so that
+    every share gets some of each kind pair (their costs differ a hundredfold: a sphere pair against a
+    hull pair) and writes its rows in runs (few cache lines shared with another share). ``bodies =
+    (pairs, kind, params, pos, quat, margin_body)``, ``out`` the five output arrays; the manifold of pair
+    ``p`` goes to row ``p``. Uses scratch arrays of its own and releases the GIL (``nogil``), so that
+    several threads can run it at once on different shares.
+
+    Shares taken from a counter rather than dealt out in turn (thread i of n taking shares i, i + n, …):
+    the pool's worker starts some tens of µs after the calling thread, which then waited for it at the
+    end, and a thread that the machine slows (another program on its core) held the stage back by its
+    whole half; now the first to be free takes the next share. In whole steps on this project's noisy
+    two-core machine the difference was within the noise (S3 on two threads, six runs each alternated:
+    7.24-11.6 ms against 7.26-10.9). Which thread runs a share changes nothing in its rows."""
     normal, pts_a, pts_b = np.zeros(3), np.zeros((MAX_POINTS, 3)), np.zeros((MAX_POINTS, 3))
     depths = np.zeros(MAX_POINTS)
     # every array the pair tests are handed, borrowed (refcount.py): a pair test that LLVM does not inline
@@ -211,7 +220,8 @@ def collide_shares(first, stride, shares, start, order, bodies, H, out):
     bodies, out, H, order = borrow((bodies, out, H, order))
     # a trace buffer without rows: a step records nothing (narrow_trace.py; StepTrace.pair retraces a pair)
     trace = step_buffer()
-    for t in range(first, shares, stride):
+    t = atomic_add(claims, 0, 1)
+    while t < shares:
         for code in range(N_CODES):
             lo = start[code]
             hi = start[code + 1]
@@ -224,6 +234,7 @@ def collide_shares(first, stride, shares, start, order, bodies, H, out):
                 last_row = min((r + 1) * SHARE_ROWS, hi)
                 _collide_bucket(code, (order, first_row, last_row, bodies, H, scratch, out, trace))
                 r += shares
+        t = atomic_add(claims, 0, 1)
     keep_alive((normal, pts_a, pts_b, depths))
 
 
@@ -270,8 +281,8 @@ def collide_pairs(pairs: np.ndarray, npairs: int, kind: np.ndarray, params: np.n
     (``collide_shares``); then the rows that hold a manifold are moved down to the front, which keeps the
     pairs' order (``_compact``; the solver's warm start merges manifolds sorted by body pair).
 
-    The middle pass runs on the threads once there are ``PARALLEL_PAIRS`` pairs: ``SHARES`` shares, dealt
-    out to ``threads_in_use()`` threads (``threads.run_on_threads``: the calling thread and a pool's
+    The middle pass runs on the threads once there are ``PARALLEL_PAIRS`` pairs: ``SHARES`` shares, taken
+    by ``threads_in_use()`` threads (``threads.run_on_threads``: the calling thread and a pool's
     workers, each in ``collide_shares`` with the GIL released). Each pair writes only its own row, so the
     manifolds are the same bit for bit whatever the thread count. It is a thread pool, not a ``prange``, on
     purpose: numba compiles a parallel loop's body as a kernel of its own and wraps it twice more, each
@@ -283,7 +294,8 @@ def collide_pairs(pairs: np.ndarray, npairs: int, kind: np.ndarray, params: np.n
     bodies = (pairs, kind, params, pos, quat, margin_body)
     out = (out_normal, out_npoints, out_pa, out_pb, out_depth)
     threads, shares = share_out(npairs, PARALLEL_PAIRS, SHARES)
-    run_on_threads(lambda i, n: collide_shares(i, n, shares, start, order, bodies, H, out), threads)
+    claims = np.zeros(1, np.int64)
+    run_on_threads(lambda i, n: collide_shares(claims, shares, start, order, bodies, H, out), threads)
     return _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth)
 
 
