@@ -21,6 +21,7 @@ import pytest
 
 from sandbox.engine import Sphere, World
 from sandbox.engine.broadphase import BroadPhase
+from sandbox.engine.core import manifold_cache
 from sandbox.engine.core import threads as threads_module
 from sandbox.engine.core.broadphase import PARALLEL_SWEEP
 from sandbox.engine.core.contact_rows import L
@@ -57,13 +58,16 @@ def build(threads: int) -> World:
 
 @contextmanager
 def threads_for_any_size():
-    """Every step on the threads the world asks for, however few its bodies (``threads.step_threads``)."""
-    saved = threads_module.PARALLEL_BODIES
+    """Every step on the threads the world asks for, however few its bodies (``threads.step_threads``),
+    and the manifold cache's two passes on the threads however few rows they have (the mixed scene
+    reuses a handful of manifolds)."""
+    saved = threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS
     threads_module.PARALLEL_BODIES = 0
+    manifold_cache.PARALLEL_ROWS = 1
     try:
         yield
     finally:
-        threads_module.PARALLEL_BODIES = saved
+        threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS = saved
 
 
 @cache
@@ -89,6 +93,7 @@ def test_scene_takes_the_parallel_paths():
     per_colour = np.bincount(colour[(colour >= 0) & (colour < COLORS)])
     assert len(w.pairs) >= PARALLEL_PAIRS
     assert (per_colour + L - 1).max() // L >= PARALLEL_BLOCKS  # a colour of that many blocks of L lanes
+    assert w.cached_manifolds > 0  # the cache's mapping runs on the threads (threads_for_any_size)
     assert w.joints
 
 

@@ -14,8 +14,11 @@ import math
 
 import numpy as np
 
+from .atomics import atomic_add
 from .jit import helper, kernel
 from .layout import CAPSULE, SPHERE, pair_key
+from .records import CachedManifolds, Manifolds
+from .threads import run_on_threads, share_out
 from .vecmath import add, dot, load3, load4, quat_conj, quat_inv_rotate, quat_mul, quat_rotate, store3, sub
 
 CACHE_DISTANCE = 1e-3  # m
@@ -85,20 +88,27 @@ def find_reusable(pairs, npairs, kind, pos, quat, nbodies, cache, cm, reuse, tod
     return nt
 
 
-@kernel
-def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, nfresh, out, source):
-    """The manifolds of all candidate pairs, in pair order, into ``out`` (a ``Manifolds`` record): a
-    reused pair's from its ``cache`` row (points mapped from the bodies' frames to the world, normal from
-    A's frame, depths (pa − pb)·n measured now), the others from the ``nfresh`` manifolds that
-    ``collide_pairs`` wrote into rows ``[:nfresh]`` of ``out`` itself (from the ``todo`` pairs, in the same
-    order). ``source[m]`` receives the cache row a manifold came from, or −1 for a fresh one. Returns the
-    number of manifolds.
+ROW_SHARES = 32
+"""How many shares ``merge_manifolds`` and ``remember_manifolds`` cut the manifold rows into for the
+threads, whatever their number (each thread takes the next share not yet taken)."""
+PARALLEL_ROWS = 256
+"""The fewest rows (reused manifolds to map, entries to remember) that ``merge_manifolds`` and
+``remember_manifolds`` share out over the threads: below, the hand-off to the pool's threads costs more
+than the rotations."""
 
-    The merge runs from the back, as merge sort merges in place into an array that holds one of its
-    inputs at its front: the row written is never below the fresh row still to be read, so the fresh
-    manifolds need no array of their own (a second set of manifold arrays as large as the first)."""
-    cab, cn, cnp, cla, clb = cache.bodies, cache.normal, cache.npoints, cache.points_a, cache.points_b
-    cfirst = cache.first
+
+@kernel
+def place_manifolds(pairs, npairs, reuse, nfresh, out, source):
+    """The first pass of ``merge_manifolds``: where each candidate pair's manifold goes, in pair order.
+    The ``nfresh`` manifolds that ``collide_pairs`` wrote into rows ``[:nfresh]`` of ``out`` (from the
+    ``todo`` pairs, in the same order) are moved to their rows; a reused pair's row only gets its cache row
+    in ``source`` (``map_cached_rows`` writes the manifold), a fresh one's −1. Returns the number of
+    manifolds.
+
+    The pass runs from the back, as merge sort merges in place into an array that holds one of its inputs
+    at its front: the row written is never below the fresh row still to be read, so the fresh manifolds
+    need no array of their own (a second set of manifold arrays as large as the first). The reused rows
+    are written afterwards, once every fresh row has been read."""
     oa, ob, onormal, onp = out.body_a, out.body_b, out.normal, out.npoints
     opa, opb, odepth = out.points_a, out.points_b, out.depth
     total = nfresh
@@ -111,24 +121,6 @@ def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, nfresh, out, source)
         r = reuse[p]
         if r >= 0:
             m -= 1
-            a = cab[r, 0]
-            b = cab[r, 1]
-            qa = load4(quat, a)
-            qb = load4(quat, b)
-            xa = load3(pos, a)
-            xb = load3(pos, b)
-            n = quat_rotate(qa, load3(cn, r))
-            oa[m] = a
-            ob[m] = b
-            store3(onormal, m, n)
-            onp[m] = cnp[r]
-            for k in range(cnp[r]):
-                pa = add(xa, quat_rotate(qa, load3(cla, cfirst[r] + k)))
-                pb = add(xb, quat_rotate(qb, load3(clb, cfirst[r] + k)))
-                for c in range(3):
-                    opa[m, k, c] = pa[c]
-                    opb[m, k, c] = pb[c]
-                odepth[m, k] = dot(sub(pa, pb), n)
             source[m] = r
             continue
         a = pairs[p, 0]
@@ -151,26 +143,81 @@ def merge_manifolds(pairs, npairs, pos, quat, reuse, cache, nfresh, out, source)
     return total
 
 
+@kernel(nogil=True)
+def map_cached_rows(claims, shares, total, pos, quat, cache, out, source):
+    """The second pass of ``merge_manifolds``: every row ``m`` below ``total`` whose manifold comes from
+    the cache (``source[m]`` = its entry, ≥ 0) gets it, the points mapped from the bodies' frames to the
+    world, the normal from A's frame, the depths (pa − pb)·n measured now. The rows cut into ``shares``
+    runs; the calling thread takes the next run not yet taken (counted in ``claims[0]``, ``atomics.py``)
+    until none is left. Releases the GIL: each thread of ``threads.run_on_threads`` runs it, and each row
+    is written by one of them only."""
+    cab, cn, cnp, cla, clb = cache.bodies, cache.normal, cache.npoints, cache.points_a, cache.points_b
+    cfirst = cache.first
+    oa, ob, onormal, onp = out.body_a, out.body_b, out.normal, out.npoints
+    opa, opb, odepth = out.points_a, out.points_b, out.depth
+    t = atomic_add(claims, 0, 1)
+    while t < shares:
+        for m in range(t * total // shares, (t + 1) * total // shares):
+            r = source[m]
+            if r < 0:
+                continue
+            a = cab[r, 0]
+            b = cab[r, 1]
+            qa = load4(quat, a)
+            qb = load4(quat, b)
+            xa = load3(pos, a)
+            xb = load3(pos, b)
+            n = quat_rotate(qa, load3(cn, r))
+            oa[m] = a
+            ob[m] = b
+            store3(onormal, m, n)
+            onp[m] = cnp[r]
+            for k in range(cnp[r]):
+                pa = add(xa, quat_rotate(qa, load3(cla, cfirst[r] + k)))
+                pb = add(xb, quat_rotate(qb, load3(clb, cfirst[r] + k)))
+                for c in range(3):
+                    opa[m, k, c] = pa[c]
+                    opb[m, k, c] = pb[c]
+                odepth[m, k] = dot(sub(pa, pb), n)
+        t = atomic_add(claims, 0, 1)
+
+
+def merge_manifolds(pairs: np.ndarray, npairs: int, pos: np.ndarray, quat: np.ndarray, reuse: np.ndarray,
+                    cache: CachedManifolds, nfresh: int, out: Manifolds, source: np.ndarray) -> int:
+    """The manifolds of all candidate pairs, in pair order, into ``out``: a reused pair's from its
+    ``cache`` row (``reuse[p]``; points mapped from the bodies' frames to the world, normal from A's
+    frame, depths measured now), the others from the ``nfresh`` manifolds that ``collide_pairs`` wrote
+    into rows ``[:nfresh]`` of ``out`` itself. ``source[m]`` receives the cache row a manifold came from,
+    or −1 for a fresh one. Returns the number of manifolds.
+
+    Two passes: ``place_manifolds`` finds every row and moves the fresh manifolds into theirs, in place
+    (serial: a row may be read only before it is written); ``map_cached_rows`` then writes the reused
+    ones, each row on its own, shared out over the threads (``threads.run_on_threads``) from
+    ``PARALLEL_ROWS`` reused manifolds up. What it buys: the mapping, two rotations per point, is most
+    of the merge (on the S1 pile of 4096 mid-collapse some 0.45 ms a step of one thread), and it now
+    runs on all of them; the rows are the same bit for bit whichever thread writes them."""
+    total = place_manifolds(pairs, npairs, reuse, nfresh, out, source)
+    threads, shares = share_out(total - nfresh, PARALLEL_ROWS, ROW_SHARES)
+    claims = np.zeros(1, np.int64)
+    run_on_threads(lambda i, n: map_cached_rows(claims, shares, total, pos, quat, cache, out, source),
+                   threads)
+    return total
+
+
 @kernel
-def remember_manifolds(m, manifolds, source, kind, pos, quat, nbodies, cache):
-    """Make ``cache`` (holding last step's entries) this step's, from this step's ``m`` ``manifolds``: a
-    reused one keeps its old entry (row ``source[i]``, and so the pose it was computed at, which keeps the
-    tolerance from creeping), a fresh one is stored in its bodies' frames with the relative pose of now.
+def move_entries(m, manifolds, source, cache):
+    """The first pass of ``remember_manifolds``: every entry's first point (``cache.first``) for this
+    step's ``m`` ``manifolds``, and each reused entry (``source[i]`` ≥ 0) moved from its old row to row i,
+    its points with it.
 
     In place, with no second set of entries: the reused entries keep their order (both lists are sorted
     by pair, so sources rise with rows, and so do their points). Those that move to a lower row (source
     above it) are moved first, front to back, each reading a row not yet written; then those that move
     to a higher row, back to front, likewise. No entry of the first pass writes a row r that the second
     reads: that entry (row r) would lie below the reader, so (rising sources) its source would lie below
-    r: it would move up. The points move the same way, by where their first point goes. The fresh
-    entries, which read no old row, come last. A fresh entry of a pair with a sphere or a capsule, which
-    ``find_reusable`` never reuses, keeps its pair and point count but not its pose or points (zeros): on
-    the S1 pile, three pairs in four, whose frames cost most of this kernel.
-    """
-    body_a, body_b, normal, npoints = manifolds.body_a, manifolds.body_b, manifolds.normal, manifolds.npoints
-    points_a, points_b = manifolds.points_a, manifolds.points_b
-    ck, cab, cpose, cn, cnp = cache.keys, cache.bodies, cache.pose, cache.normal, cache.npoints
-    cfirst, cla, clb = cache.first, cache.points_a, cache.points_b
+    r: it would move up. The points move the same way, by where their first point goes."""
+    npoints = manifolds.npoints
+    cpose, cn, cfirst, cla, clb = cache.pose, cache.normal, cache.first, cache.points_a, cache.points_b
     old_first = np.empty(m, np.int64)  # each reused entry's first point in the old layout
     for i in range(m):
         old_first[i] = cfirst[source[i]] if source[i] >= 0 else -1
@@ -196,40 +243,79 @@ def remember_manifolds(m, manifolds, source, kind, pos, quat, nbodies, cache):
             for p in range(npoints[i] - 1, -1, -1):
                 _copy_row(cla, cfirst[i] + p, old_first[i] + p, 3)
                 _copy_row(clb, cfirst[i] + p, old_first[i] + p, 3)
-    for i in range(m):
-        a = body_a[i]
-        b = body_b[i]
-        ck[i] = pair_key(a, b, nbodies)
-        cab[i, 0] = a
-        cab[i, 1] = b
-        cnp[i] = npoints[i]
-        if source[i] >= 0:
-            continue
-        if round_pair(kind, a, b):
-            for c in range(7):
-                cpose[i, c] = 0.0
-            for c in range(3):
-                cn[i, c] = 0.0
-            for p in range(npoints[i]):
+
+
+@kernel(nogil=True)
+def frame_entries(claims, shares, m, manifolds, source, kind, pos, quat, nbodies, cache):
+    """The second pass of ``remember_manifolds``: each entry i below ``m`` gets its pair's key, bodies and
+    point count, and a fresh one (``source[i]`` < 0) its pose, normal and points in its bodies' frames (a
+    pair with a sphere or a capsule zeros, see ``remember_manifolds``). The rows cut into ``shares`` runs,
+    the calling thread taking the next run not yet taken (``claims[0]``, ``atomics.py``) until none is
+    left. Releases the GIL: each thread of ``threads.run_on_threads`` runs it; each entry is written by
+    one of them only, and reads nothing another writes."""
+    body_a, body_b, normal, npoints = manifolds.body_a, manifolds.body_b, manifolds.normal, manifolds.npoints
+    points_a, points_b = manifolds.points_a, manifolds.points_b
+    ck, cab, cpose, cn, cnp = cache.keys, cache.bodies, cache.pose, cache.normal, cache.npoints
+    cfirst, cla, clb = cache.first, cache.points_a, cache.points_b
+    t = atomic_add(claims, 0, 1)
+    while t < shares:
+        for i in range(t * m // shares, (t + 1) * m // shares):
+            a = body_a[i]
+            b = body_b[i]
+            ck[i] = pair_key(a, b, nbodies)
+            cab[i, 0] = a
+            cab[i, 1] = b
+            cnp[i] = npoints[i]
+            if source[i] >= 0:
+                continue
+            if round_pair(kind, a, b):
+                for c in range(7):
+                    cpose[i, c] = 0.0
                 for c in range(3):
-                    cla[cfirst[i] + p, c] = 0.0
-                    clb[cfirst[i] + p, c] = 0.0
-            continue
-        t, q = relative_pose(pos, quat, a, b)
-        qa = load4(quat, a)
-        qb = load4(quat, b)
-        xa = load3(pos, a)
-        xb = load3(pos, b)
-        for c in range(3):
-            cpose[i, c] = t[c]
-        for c in range(4):
-            cpose[i, 3 + c] = q[c]
-        store3(cn, i, quat_inv_rotate(qa, load3(normal, i)))
-        for p in range(npoints[i]):
-            pa = (points_a[i, p, 0], points_a[i, p, 1], points_a[i, p, 2])
-            pb = (points_b[i, p, 0], points_b[i, p, 1], points_b[i, p, 2])
-            store3(cla, cfirst[i] + p, quat_inv_rotate(qa, sub(pa, xa)))
-            store3(clb, cfirst[i] + p, quat_inv_rotate(qb, sub(pb, xb)))
+                    cn[i, c] = 0.0
+                for p in range(npoints[i]):
+                    for c in range(3):
+                        cla[cfirst[i] + p, c] = 0.0
+                        clb[cfirst[i] + p, c] = 0.0
+                continue
+            rel, q = relative_pose(pos, quat, a, b)
+            qa = load4(quat, a)
+            qb = load4(quat, b)
+            xa = load3(pos, a)
+            xb = load3(pos, b)
+            for c in range(3):
+                cpose[i, c] = rel[c]
+            for c in range(4):
+                cpose[i, 3 + c] = q[c]
+            store3(cn, i, quat_inv_rotate(qa, load3(normal, i)))
+            for p in range(npoints[i]):
+                pa = (points_a[i, p, 0], points_a[i, p, 1], points_a[i, p, 2])
+                pb = (points_b[i, p, 0], points_b[i, p, 1], points_b[i, p, 2])
+                store3(cla, cfirst[i] + p, quat_inv_rotate(qa, sub(pa, xa)))
+                store3(clb, cfirst[i] + p, quat_inv_rotate(qb, sub(pb, xb)))
+        t = atomic_add(claims, 0, 1)
+
+
+def remember_manifolds(m: int, manifolds: Manifolds, source: np.ndarray, kind: np.ndarray, pos: np.ndarray,
+                       quat: np.ndarray, nbodies: int, cache: CachedManifolds) -> None:
+    """Make ``cache`` (holding last step's entries) this step's, from this step's ``m`` ``manifolds``: a
+    reused one keeps its old entry (row ``source[i]``, and so the pose it was computed at, which keeps the
+    tolerance from creeping), a fresh one is stored in its bodies' frames with the relative pose of now.
+
+    Two passes: ``move_entries`` moves the reused entries to their new rows, in place (serial: a row may
+    be read only before it is written); ``frame_entries`` then writes every entry's pair and each fresh
+    one's frames, which read no old row, each entry on its own, shared out over the threads
+    (``threads.run_on_threads``) from ``PARALLEL_ROWS`` entries up. A fresh entry of a pair with a sphere
+    or a capsule, which ``find_reusable`` never reuses, keeps its pair and point count but not its pose or
+    points (zeros): on the S1 pile, three pairs in four, whose frames cost most of the work. What the
+    threads buy: the frames, two rotations per point, are most of it (on the S1 pile of 4096 mid-collapse
+    some 0.37 ms a step of one thread); the entries are the same bit for bit whichever thread writes
+    them."""
+    move_entries(m, manifolds, source, cache)
+    threads, shares = share_out(m, PARALLEL_ROWS, ROW_SHARES)
+    claims = np.zeros(1, np.int64)
+    run_on_threads(lambda i, n: frame_entries(claims, shares, m, manifolds, source, kind, pos, quat, nbodies,
+                                              cache), threads)
 
 
 @helper
