@@ -710,8 +710,8 @@ class World:
                 # them, in pair order, and each one's source stays -1 (what the merge would leave)
                 c.count = nf
             else:
-                c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, mc.current, nf,
-                                                         out, source)
+                c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, npairs - nt,
+                                                         mc.current, nf, out, source)
             reused = npairs - nt  # each pair found reusable gives a manifold, merged from its cache row
         else:
             c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out)

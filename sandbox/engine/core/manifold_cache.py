@@ -98,12 +98,12 @@ than the rotations."""
 
 
 @kernel
-def place_manifolds(pairs, npairs, reuse, nfresh, out, source):
-    """The first pass of ``merge_manifolds``: where each candidate pair's manifold goes, in pair order.
-    The ``nfresh`` manifolds that ``collide_pairs`` wrote into rows ``[:nfresh]`` of ``out`` (from the
-    ``todo`` pairs, in the same order) are moved to their rows; a reused pair's row only gets its cache row
-    in ``source`` (``map_cached_rows`` writes the manifold), a fresh one's −1. Returns the number of
-    manifolds.
+def place_manifolds(pairs, npairs, reuse, nfresh, out, source, pos, quat, cache, map_here):
+    """The first pass of ``merge_manifolds``: where each candidate pair's manifold goes, in pair order. The
+    ``nfresh`` manifolds that ``collide_pairs`` wrote into rows ``[:nfresh]`` of ``out`` (from the
+    ``todo`` pairs, in the same order) are moved to their rows; a reused pair's row only gets its cache
+    row in ``source`` (``map_rows`` writes the manifold: here with ``map_here``, else ``map_cached_rows``
+    on the threads), a fresh one's −1. Returns the number of manifolds.
 
     The pass runs from the back, as merge sort merges in place into an array that holds one of its inputs
     at its front: the row written is never below the fresh row still to be read, so the fresh manifolds
@@ -140,72 +140,84 @@ def place_manifolds(pairs, npairs, reuse, nfresh, out, source):
                     odepth[m, k] = odepth[f, k]
             source[m] = -1
             f -= 1
+    if map_here:
+        map_rows(int(0), total, pos, quat, cache, out, source)
     return total
 
 
-@kernel(nogil=True)
-def map_cached_rows(claims, shares, total, pos, quat, cache, out, source):
-    """The second pass of ``merge_manifolds``: every row ``m`` below ``total`` whose manifold comes from
-    the cache (``source[m]`` = its entry, ≥ 0) gets it, the points mapped from the bodies' frames to the
-    world, the normal from A's frame, the depths (pa − pb)·n measured now. The rows cut into ``shares``
-    runs; the calling thread takes the next run not yet taken (counted in ``claims[0]``, ``atomics.py``)
-    until none is left. Releases the GIL: each thread of ``threads.run_on_threads`` runs it, and each row
-    is written by one of them only."""
+@helper
+def map_rows(lo, hi, pos, quat, cache, out, source):
+    """Rows ``lo`` to ``hi`` − 1 of ``out`` whose manifold comes from the cache (``source[m]`` = its
+    entry, ≥ 0) get it: the points mapped from the bodies' frames to the world, the normal from A's frame,
+    the depths (pa − pb)·n measured now."""
     cab, cn, cnp, cla, clb = cache.bodies, cache.normal, cache.npoints, cache.points_a, cache.points_b
     cfirst = cache.first
     oa, ob, onormal, onp = out.body_a, out.body_b, out.normal, out.npoints
     opa, opb, odepth = out.points_a, out.points_b, out.depth
+    for m in range(lo, hi):
+        r = source[m]
+        if r < 0:
+            continue
+        a = cab[r, 0]
+        b = cab[r, 1]
+        qa = load4(quat, a)
+        qb = load4(quat, b)
+        xa = load3(pos, a)
+        xb = load3(pos, b)
+        n = quat_rotate(qa, load3(cn, r))
+        oa[m] = a
+        ob[m] = b
+        store3(onormal, m, n)
+        onp[m] = cnp[r]
+        for k in range(cnp[r]):
+            pa = add(xa, quat_rotate(qa, load3(cla, cfirst[r] + k)))
+            pb = add(xb, quat_rotate(qb, load3(clb, cfirst[r] + k)))
+            for c in range(3):
+                opa[m, k, c] = pa[c]
+                opb[m, k, c] = pb[c]
+            odepth[m, k] = dot(sub(pa, pb), n)
+
+
+@kernel(nogil=True)
+def map_cached_rows(claims, shares, total, pos, quat, cache, out, source):
+    """The second pass of ``merge_manifolds`` on the threads: ``map_rows`` over the rows below ``total``
+    cut into ``shares`` runs, the calling thread taking the next run not yet taken (counted in
+    ``claims[0]``, ``atomics.py``) until none is left. Releases the GIL: each thread of
+    ``threads.run_on_threads`` runs it, and each row is written by one of them only."""
     t = atomic_add(claims, 0, 1)
     while t < shares:
-        for m in range(t * total // shares, (t + 1) * total // shares):
-            r = source[m]
-            if r < 0:
-                continue
-            a = cab[r, 0]
-            b = cab[r, 1]
-            qa = load4(quat, a)
-            qb = load4(quat, b)
-            xa = load3(pos, a)
-            xb = load3(pos, b)
-            n = quat_rotate(qa, load3(cn, r))
-            oa[m] = a
-            ob[m] = b
-            store3(onormal, m, n)
-            onp[m] = cnp[r]
-            for k in range(cnp[r]):
-                pa = add(xa, quat_rotate(qa, load3(cla, cfirst[r] + k)))
-                pb = add(xb, quat_rotate(qb, load3(clb, cfirst[r] + k)))
-                for c in range(3):
-                    opa[m, k, c] = pa[c]
-                    opb[m, k, c] = pb[c]
-                odepth[m, k] = dot(sub(pa, pb), n)
+        map_rows(t * total // shares, (t + 1) * total // shares, pos, quat, cache, out, source)
         t = atomic_add(claims, 0, 1)
 
 
 def merge_manifolds(pairs: np.ndarray, npairs: int, pos: np.ndarray, quat: np.ndarray, reuse: np.ndarray,
-                    cache: CachedManifolds, nfresh: int, out: Manifolds, source: np.ndarray) -> int:
-    """The manifolds of all candidate pairs, in pair order, into ``out``: a reused pair's from its
-    ``cache`` row (``reuse[p]``; points mapped from the bodies' frames to the world, normal from A's
-    frame, depths measured now), the others from the ``nfresh`` manifolds that ``collide_pairs`` wrote
-    into rows ``[:nfresh]`` of ``out`` itself. ``source[m]`` receives the cache row a manifold came from,
-    or −1 for a fresh one. Returns the number of manifolds.
+                    reused: int, cache: CachedManifolds, nfresh: int, out: Manifolds,
+                    source: np.ndarray) -> int:
+    """The manifolds of all candidate pairs, in pair order, into ``out``: a reused pair's from its ``cache``
+    row (``reuse[p]``, ``reused`` pairs in all; points mapped from the bodies' frames to the world, normal
+    from A's frame, depths measured now), the others from the ``nfresh`` manifolds that ``collide_pairs``
+    wrote into rows ``[:nfresh]`` of ``out`` itself. ``source[m]`` receives the cache row a manifold came
+    from, or −1 for a fresh one. Returns the number of manifolds.
 
     Two passes: ``place_manifolds`` finds every row and moves the fresh manifolds into theirs, in place
-    (serial: a row may be read only before it is written); ``map_cached_rows`` then writes the reused
-    ones, each row on its own, shared out over the threads (``threads.run_on_threads``) from
-    ``PARALLEL_ROWS`` reused manifolds up. What it buys: the mapping, two rotations per point, is most
-    of the merge (on the S1 pile of 4096 mid-collapse some 0.45 ms a step of one thread), and it now
-    runs on all of them; the rows are the same bit for bit whichever thread writes them."""
-    total = place_manifolds(pairs, npairs, reuse, nfresh, out, source)
-    threads, shares = share_out(total - nfresh, PARALLEL_ROWS, ROW_SHARES)
-    claims = np.zeros(1, np.int64)
-    run_on_threads(lambda i, n: map_cached_rows(claims, shares, total, pos, quat, cache, out, source),
-                   threads)
+    (serial: a row may be read only before it is written); ``map_rows`` then writes the reused ones, each
+    row on its own: shared out over the threads (``map_cached_rows``, ``threads.run_on_threads``) from
+    ``PARALLEL_ROWS`` reused manifolds up, else at the end of the first pass (one kernel call, not two:
+    the S2 pyramid's step is some 0.7 ms, and each call of a kernel handed these records costs a µs or
+    two). What it buys: the mapping, two rotations per point, is most of the merge (on the S1 pile of 4096
+    mid-collapse some 0.45 ms a step of one thread), and it now runs on all of them; the rows are the same
+    bit for bit whichever thread writes them."""
+    threads, shares = share_out(reused, PARALLEL_ROWS, ROW_SHARES)
+    total = place_manifolds(pairs, npairs, reuse, nfresh, out, source, pos, quat, cache, threads == 1)
+    if threads > 1:
+        claims = np.zeros(1, np.int64)
+        run_on_threads(lambda i, n: map_cached_rows(claims, shares, total, pos, quat, cache, out, source),
+                       threads)
     return total
 
 
 @kernel
-def move_entries(m, manifolds, source, cache):
+def move_entries(m, manifolds, source, kind, pos, quat, nbodies, cache, frame_here):
     """The first pass of ``remember_manifolds``: every entry's first point (``cache.first``) for this
     step's ``m`` ``manifolds``, and each reused entry (``source[i]`` ≥ 0) moved from its old row to row i,
     its points with it.
@@ -215,7 +227,8 @@ def move_entries(m, manifolds, source, cache):
     above it) are moved first, front to back, each reading a row not yet written; then those that move
     to a higher row, back to front, likewise. No entry of the first pass writes a row r that the second
     reads: that entry (row r) would lie below the reader, so (rising sources) its source would lie below
-    r: it would move up. The points move the same way, by where their first point goes."""
+    r: it would move up. The points move the same way, by where their first point goes. With
+    ``frame_here``, the second pass (``frame_rows``) follows here, over every entry."""
     npoints = manifolds.npoints
     cpose, cn, cfirst, cla, clb = cache.pose, cache.normal, cache.first, cache.points_a, cache.points_b
     old_first = np.empty(m, np.int64)  # each reused entry's first point in the old layout
@@ -243,56 +256,64 @@ def move_entries(m, manifolds, source, cache):
             for p in range(npoints[i] - 1, -1, -1):
                 _copy_row(cla, cfirst[i] + p, old_first[i] + p, 3)
                 _copy_row(clb, cfirst[i] + p, old_first[i] + p, 3)
+    if frame_here:
+        frame_rows(int(0), m, manifolds, source, kind, pos, quat, nbodies, cache)
 
 
-@kernel(nogil=True)
-def frame_entries(claims, shares, m, manifolds, source, kind, pos, quat, nbodies, cache):
-    """The second pass of ``remember_manifolds``: each entry i below ``m`` gets its pair's key, bodies and
-    point count, and a fresh one (``source[i]`` < 0) its pose, normal and points in its bodies' frames (a
-    pair with a sphere or a capsule zeros, see ``remember_manifolds``). The rows cut into ``shares`` runs,
-    the calling thread taking the next run not yet taken (``claims[0]``, ``atomics.py``) until none is
-    left. Releases the GIL: each thread of ``threads.run_on_threads`` runs it; each entry is written by
-    one of them only, and reads nothing another writes."""
+@helper
+def frame_rows(lo, hi, manifolds, source, kind, pos, quat, nbodies, cache):
+    """Entries ``lo`` to ``hi`` − 1: each gets its pair's key, bodies and point count, and a fresh one
+    (``source[i]`` < 0) its pose, normal and points in its bodies' frames (a pair with a sphere or a
+    capsule zeros, see ``remember_manifolds``)."""
     body_a, body_b, normal, npoints = manifolds.body_a, manifolds.body_b, manifolds.normal, manifolds.npoints
     points_a, points_b = manifolds.points_a, manifolds.points_b
     ck, cab, cpose, cn, cnp = cache.keys, cache.bodies, cache.pose, cache.normal, cache.npoints
     cfirst, cla, clb = cache.first, cache.points_a, cache.points_b
+    for i in range(lo, hi):
+        a = body_a[i]
+        b = body_b[i]
+        ck[i] = pair_key(a, b, nbodies)
+        cab[i, 0] = a
+        cab[i, 1] = b
+        cnp[i] = npoints[i]
+        if source[i] >= 0:
+            continue
+        if round_pair(kind, a, b):
+            for c in range(7):
+                cpose[i, c] = 0.0
+            for c in range(3):
+                cn[i, c] = 0.0
+            for p in range(npoints[i]):
+                for c in range(3):
+                    cla[cfirst[i] + p, c] = 0.0
+                    clb[cfirst[i] + p, c] = 0.0
+            continue
+        rel, q = relative_pose(pos, quat, a, b)
+        qa = load4(quat, a)
+        qb = load4(quat, b)
+        xa = load3(pos, a)
+        xb = load3(pos, b)
+        for c in range(3):
+            cpose[i, c] = rel[c]
+        for c in range(4):
+            cpose[i, 3 + c] = q[c]
+        store3(cn, i, quat_inv_rotate(qa, load3(normal, i)))
+        for p in range(npoints[i]):
+            pa = (points_a[i, p, 0], points_a[i, p, 1], points_a[i, p, 2])
+            pb = (points_b[i, p, 0], points_b[i, p, 1], points_b[i, p, 2])
+            store3(cla, cfirst[i] + p, quat_inv_rotate(qa, sub(pa, xa)))
+            store3(clb, cfirst[i] + p, quat_inv_rotate(qb, sub(pb, xb)))
+
+
+@kernel(nogil=True)
+def frame_entries(claims, shares, m, manifolds, source, kind, pos, quat, nbodies, cache):
+    """The second pass of ``remember_manifolds`` on the threads: ``frame_rows`` over the entries below
+    ``m`` cut into ``shares`` runs, the calling thread taking the next run not yet taken (``claims[0]``,
+    ``atomics.py``) until none is left. Releases the GIL: each thread of ``threads.run_on_threads`` runs
+    it; each entry is written by one of them only, and reads nothing another writes."""
     t = atomic_add(claims, 0, 1)
     while t < shares:
-        for i in range(t * m // shares, (t + 1) * m // shares):
-            a = body_a[i]
-            b = body_b[i]
-            ck[i] = pair_key(a, b, nbodies)
-            cab[i, 0] = a
-            cab[i, 1] = b
-            cnp[i] = npoints[i]
-            if source[i] >= 0:
-                continue
-            if round_pair(kind, a, b):
-                for c in range(7):
-                    cpose[i, c] = 0.0
-                for c in range(3):
-                    cn[i, c] = 0.0
-                for p in range(npoints[i]):
-                    for c in range(3):
-                        cla[cfirst[i] + p, c] = 0.0
-                        clb[cfirst[i] + p, c] = 0.0
-                continue
-            rel, q = relative_pose(pos, quat, a, b)
-            qa = load4(quat, a)
-            qb = load4(quat, b)
-            xa = load3(pos, a)
-            xb = load3(pos, b)
-            for c in range(3):
-                cpose[i, c] = rel[c]
-            for c in range(4):
-                cpose[i, 3 + c] = q[c]
-            store3(cn, i, quat_inv_rotate(qa, load3(normal, i)))
-            for p in range(npoints[i]):
-                pa = (points_a[i, p, 0], points_a[i, p, 1], points_a[i, p, 2])
-                pb = (points_b[i, p, 0], points_b[i, p, 1], points_b[i, p, 2])
-                store3(cla, cfirst[i] + p, quat_inv_rotate(qa, sub(pa, xa)))
-                store3(clb, cfirst[i] + p, quat_inv_rotate(qb, sub(pb, xb)))
+        frame_rows(t * m // shares, (t + 1) * m // shares, manifolds, source, kind, pos, quat, nbodies, cache)
         t = atomic_add(claims, 0, 1)
 
 
@@ -303,19 +324,21 @@ def remember_manifolds(m: int, manifolds: Manifolds, source: np.ndarray, kind: n
     tolerance from creeping), a fresh one is stored in its bodies' frames with the relative pose of now.
 
     Two passes: ``move_entries`` moves the reused entries to their new rows, in place (serial: a row may
-    be read only before it is written); ``frame_entries`` then writes every entry's pair and each fresh
-    one's frames, which read no old row, each entry on its own, shared out over the threads
-    (``threads.run_on_threads``) from ``PARALLEL_ROWS`` entries up. A fresh entry of a pair with a sphere
+    be read only before it is written); ``frame_rows`` then writes every entry's pair and each fresh
+    one's frames, which read no old row, each entry on its own: shared out over the threads
+    (``frame_entries``, ``threads.run_on_threads``) from ``PARALLEL_ROWS`` entries up, else at the end of
+    the first pass (one kernel call, as in ``merge_manifolds``). A fresh entry of a pair with a sphere
     or a capsule, which ``find_reusable`` never reuses, keeps its pair and point count but not its pose or
     points (zeros): on the S1 pile, three pairs in four, whose frames cost most of the work. What the
     threads buy: the frames, two rotations per point, are most of it (on the S1 pile of 4096 mid-collapse
     some 0.37 ms a step of one thread); the entries are the same bit for bit whichever thread writes
     them."""
-    move_entries(m, manifolds, source, cache)
     threads, shares = share_out(m, PARALLEL_ROWS, ROW_SHARES)
-    claims = np.zeros(1, np.int64)
-    run_on_threads(lambda i, n: frame_entries(claims, shares, m, manifolds, source, kind, pos, quat, nbodies,
-                                              cache), threads)
+    move_entries(m, manifolds, source, kind, pos, quat, nbodies, cache, threads == 1)
+    if threads > 1:
+        claims = np.zeros(1, np.int64)
+        run_on_threads(lambda i, n: frame_entries(claims, shares, m, manifolds, source, kind, pos, quat,
+                                                  nbodies, cache), threads)
 
 
 @helper
