@@ -526,28 +526,33 @@ def solve_contacts(contacts, bodies, coefficients):
 
 @helper(parallel=True)
 def solve_colours(contacts, bodies, coefficients, warm):
-    """One pass over the coloured blocks of ``contacts``: the warm start of each block
-    (``warm_start_block``) when ``warm``, else a solve with ``coefficients`` (``solve_block``).
+    """One pass over the coloured blocks of ``contacts``: the warm start of each block (``warm_start_block``)
+    when ``warm``, else a solve with ``coefficients`` (``solve_block``).
 
     Colour by colour, the blocks of a colour side by side on the threads: they share no moving body, so
     each thread gathers, solves and scatters its own blocks' bodies and points with its own lane rows
     (``V`` and ``D`` hold a set per thread in use, ``ContactSolverData.lane_rows``), and the result is the
     serial one, bit for bit, whichever thread solves which block. One parallel loop (``prange``) runs the
-    whole pass: its threads take a colour's blocks one at a time from a shared counter and wait at the
-    colour's end until all of them are solved (``atomics.py``), so a pass costs one launch, not one per
-    colour. With a single set of lane rows (one thread in use) or fewer than ``PARALLEL_BLOCKS`` blocks
+    whole pass: its threads take a colour's blocks one at a time from shared counters, each first from
+    its own contiguous part of the colour (the blocks come in the order of their first body, so a thread
+    keeps mostly the same bodies from colour to colour), then from what is left of the others', and wait
+    at the colour's end until all of them are solved (``atomics.py``), so a pass costs one launch, not one
+    per colour. With a single set of lane rows (one thread in use) or fewer than ``PARALLEL_BLOCKS`` blocks
     the pass runs on the calling thread, with no launch.
 
     What it buys: warm start, solve and relax are some 60 % of the step. A launch costs some 5-8 µs even
     when the other thread is still spinning from the last (numba hands the iterations out and waits for
     them), and a step made one per colour and pass, some 10 colours × 18 passes with the default 4
     sub-steps and 10 iterations; the colours also went at the pace of the slower thread, where now the
-    first free thread takes the next block. On the S3 box of 4000 spheres (382 blocks in 10 colours),
-    a plain pass on two threads took 161 µs against 208 on one with a loop per colour; with one loop a
-    pass, see the twenty-second session's note. Before the loops per colour (fourteenth session) a pass
-    ran on the calling thread; the memory the lanes stream, the contact rows, is shared by the cores,
-    which bounds what a second thread can add (``python -m bench.threads`` prints the machine's ceiling
-    each run)."""
+    first free thread takes the next block. On the S3 box of 4000 spheres (382 blocks in 10 colours), a
+    plain pass on two threads took 161 µs against 208 on one with a loop per colour, 147 with one loop a
+    pass and the blocks taken in turn from one counter, and 118 with each thread first taking its own
+    contiguous part of the colour (the warm start 121, 109 and 82 µs against 128 on one thread; the S1
+    pile of 4096, 324 blocks in 12 colours: 141 and 95 µs against 199 and 123 on one thread, 155 and 111
+    with a loop per colour; twenty-second session, each pass alone, repeated). Before the loops per colour
+    (fourteenth session) a pass ran on the calling thread; the memory the lanes stream, the contact rows,
+    is shared by the cores, which bounds what a second thread can add (``python -m bench.threads`` prints
+    the machine's ceiling each run)."""
     c = coefficients  # in float32, as the lanes compute (a float64 field would widen their arithmetic)
     coefficients = NormalCoefficients(np.float32(c.inv_h), np.float32(c.bias_rate), np.float32(c.mass_scale),
                                       np.float32(c.impulse_scale), np.float32(c.max_push),
