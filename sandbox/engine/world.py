@@ -705,14 +705,9 @@ class World:
                                               mc.count, reuse, todo)
             # the fresh manifolds go to the front of ``out``, the merge spreads them among the reused ones
             nf = collide_pairs(todo, nt, d.kind, d.params, d.pos, d.quat, H, margins, *out) if nt else 0
-            if nt == npairs:
-                # nothing reused (a world of balls, whose pairs never are): the fresh manifolds are all of
-                # them, in pair order, and each one's source stays -1 (what the merge would leave)
-                c.count = nf
-            else:
-                c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, npairs - nt,
-                                                         mc.current, nf, out, source)
             reused = npairs - nt  # each pair found reusable gives a manifold, merged from its cache row
+            c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, reused, mc.current,
+                                                     nf, out, source)
         else:
             c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out)
         self.cached_manifolds = reused

@@ -206,7 +206,12 @@ def merge_manifolds(pairs: np.ndarray, npairs: int, pos: np.ndarray, quat: np.nd
     the S2 pyramid's step is some 0.7 ms, and each call of a kernel handed these records costs a µs or
     two). What it buys: the mapping, two rotations per point, is most of the merge (on the S1 pile of 4096
     mid-collapse some 0.45 ms a step of one thread), and it now runs on all of them; the rows are the same
-    bit for bit whichever thread writes them."""
+    bit for bit whichever thread writes them. With nothing reused (a world of balls, whose pairs never
+    are) the fresh manifolds are all of them, already in pair order: no pass at all (118 µs a step of
+    S3)."""
+    if reused == 0:
+        source[:nfresh] = -1
+        return nfresh
     threads, shares = share_out(reused, PARALLEL_ROWS, ROW_SHARES)
     total = place_manifolds(pairs, npairs, reuse, nfresh, out, source, pos, quat, cache, threads == 1)
     if threads > 1:
