@@ -296,17 +296,13 @@ def colour_ends(blocks, wide):
     in colour order, ``graph_color.color_contacts``): an int64 array, one end per colour, the last
     ``wide``."""
     order, start, color = blocks.order, blocks.start, blocks.color
-    runs = 0
-    for blk in range(wide):
-        if blk == 0 or color[order[start[blk]]] != color[order[start[blk - 1]]]:
-            runs += 1
-    ends = np.empty(runs, np.int64)
+    ends = np.empty(wide, np.int64)
     r = 0
     for blk in range(1, wide + 1):
         if blk == wide or color[order[start[blk]]] != color[order[start[blk - 1]]]:
             ends[r] = blk
             r += 1
-    return ends
+    return ends[:r]
 
 
 @helper(inline="always")
