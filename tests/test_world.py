@@ -166,3 +166,22 @@ def test_manifold_cache_reuses_resting_pairs_and_recollides_moved_ones():
         w.step(1 / 60)
         assert w.cached_manifolds == 0
     assert abs(box.position[1] - 0.5) < 5e-3
+
+
+def test_manifold_cache_keeps_no_entry_for_a_pair_with_a_sphere_or_capsule():
+    # such a pair is never reused (manifold_cache.find_reusable), so remember_manifolds gives it no entry:
+    # a ball and a capsule resting on the ground beside a box keep one entry, the box's, with its points
+    w = World()
+    w.sleeping = False
+    w.add_body(Box((5, 0.5, 5)), position=(0, -0.5, 0), mass=0)
+    box = w.add_body(Box((0.5, 0.5, 0.5)), position=(0, 0.5, 0))
+    w.add_body(Sphere(0.5), position=(2, 0.5, 0))
+    w.add_body(Capsule(0.3, 0.5), position=(-2, 0.3, 0), orientation=(0, 0, 0.7071068, 0.7071068))
+    for _ in range(30):
+        w.step(1 / 60)
+    assert w.contacts.count == 3
+    cache = w._manifold_cache
+    entries = cache.entries()
+    assert cache.count == 1 and cache.points == 4 == entries.npoints[0]
+    assert set(entries.bodies[0]) == {0, box.index}
+    assert w.cached_manifolds == 1

@@ -715,8 +715,9 @@ class World:
         if self.contact_cache:
             points = c.point_count()
             cache = mc.reserve(max(c.count, 1), max(points, 1))
-            manifold_cache.remember_manifolds(c.count, out, source, d.kind, d.pos, d.quat, nbodies, cache)
-            mc.remembered(c.count, points)
+            entries, points = manifold_cache.remember_manifolds(c.count, out, source, d.kind, d.pos, d.quat,
+                                                                nbodies, cache)
+            mc.remembered(entries, points)
         if self.sleeping and c.count:
             islands.wake_touched(c.count, c.body_a, c.body_b, d.static, d.awake, d.sleep_time, self._island,
                                  d.n)

@@ -222,76 +222,77 @@ def merge_manifolds(pairs: np.ndarray, npairs: int, pos: np.ndarray, quat: np.nd
 
 
 @kernel
-def move_entries(m, manifolds, source, kind, pos, quat, nbodies, cache, frame_here):
-    """The first pass of ``remember_manifolds``: every entry's first point (``cache.first``) for this
-    step's ``m`` ``manifolds``, and each reused entry (``source[i]`` ≥ 0) moved from its old row to row i,
-    its points with it.
+def move_entries(m, manifolds, source, kind, entry_of, frame_below, pos, quat, nbodies, cache):
+    """The first pass of ``remember_manifolds``: which of this step's ``m`` ``manifolds`` get an entry (those
+    without a sphere or a capsule, the pairs ``find_reusable`` may reuse: manifold ``entry_of[j]`` gets
+    entry j), every entry's first point (``cache.first``), and each reused entry (its manifold's
+    ``source`` ≥ 0) moved from its old row to its new one, its points with it. Returns the number of
+    entries and of their points. With fewer entries than ``frame_below``, the second pass
+    (``frame_rows``) follows here, over every entry.
 
     In place, with no second set of entries: the reused entries keep their order (both lists are sorted
     by pair, so sources rise with rows, and so do their points). Those that move to a lower row (source
     above it) are moved first, front to back, each reading a row not yet written; then those that move
     to a higher row, back to front, likewise. No entry of the first pass writes a row r that the second
     reads: that entry (row r) would lie below the reader, so (rising sources) its source would lie below
-    r: it would move up. The points move the same way, by where their first point goes. With
-    ``frame_here``, the second pass (``frame_rows``) follows here, over every entry."""
-    npoints = manifolds.npoints
+    r: it would move up. The points move the same way, by where their first point goes."""
+    body_a, body_b, npoints = manifolds.body_a, manifolds.body_b, manifolds.npoints
     cpose, cn, cfirst, cla, clb = cache.pose, cache.normal, cache.first, cache.points_a, cache.points_b
-    old_first = np.empty(m, np.int64)  # each reused entry's first point in the old layout
+    n = 0
     for i in range(m):
-        old_first[i] = cfirst[source[i]] if source[i] >= 0 else -1
+        if not round_pair(kind, body_a[i], body_b[i]):
+            entry_of[n] = i
+            n += 1
+    old_first = np.empty(n, np.int64)  # each reused entry's first point in the old layout
+    for j in range(n):
+        r = source[entry_of[j]]
+        old_first[j] = cfirst[r] if r >= 0 else -1
     k = 0
-    for i in range(m):
-        cfirst[i] = k
-        k += npoints[i]
-    for i in range(m):
+    for j in range(n):
+        cfirst[j] = k
+        k += npoints[entry_of[j]]
+    for j in range(n):
+        i = entry_of[j]
         r = source[i]
-        if r > i:
-            _copy_row(cpose, i, r, 7)
-            _copy_row(cn, i, r, 3)
-        if old_first[i] > cfirst[i]:
+        if r > j:
+            _copy_row(cpose, j, r, 7)
+            _copy_row(cn, j, r, 3)
+        if old_first[j] > cfirst[j]:
             for p in range(npoints[i]):
-                _copy_row(cla, cfirst[i] + p, old_first[i] + p, 3)
-                _copy_row(clb, cfirst[i] + p, old_first[i] + p, 3)
-    for i in range(m - 1, -1, -1):
+                _copy_row(cla, cfirst[j] + p, old_first[j] + p, 3)
+                _copy_row(clb, cfirst[j] + p, old_first[j] + p, 3)
+    for j in range(n - 1, -1, -1):
+        i = entry_of[j]
         r = source[i]
-        if 0 <= r < i:
-            _copy_row(cpose, i, r, 7)
-            _copy_row(cn, i, r, 3)
-        if 0 <= old_first[i] < cfirst[i]:
+        if 0 <= r < j:
+            _copy_row(cpose, j, r, 7)
+            _copy_row(cn, j, r, 3)
+        if 0 <= old_first[j] < cfirst[j]:
             for p in range(npoints[i] - 1, -1, -1):
-                _copy_row(cla, cfirst[i] + p, old_first[i] + p, 3)
-                _copy_row(clb, cfirst[i] + p, old_first[i] + p, 3)
-    if frame_here:
-        frame_rows(int(0), m, manifolds, source, kind, pos, quat, nbodies, cache)
+                _copy_row(cla, cfirst[j] + p, old_first[j] + p, 3)
+                _copy_row(clb, cfirst[j] + p, old_first[j] + p, 3)
+    if n < frame_below:
+        frame_rows(int(0), n, manifolds, source, entry_of, pos, quat, nbodies, cache)
+    return n, k
 
 
 @helper
-def frame_rows(lo, hi, manifolds, source, kind, pos, quat, nbodies, cache):
-    """Entries ``lo`` to ``hi`` − 1: each gets its pair's key, bodies and point count, and a fresh one
-    (``source[i]`` < 0) its pose, normal and points in its bodies' frames (a pair with a sphere or a
-    capsule zeros, see ``remember_manifolds``)."""
+def frame_rows(lo, hi, manifolds, source, entry_of, pos, quat, nbodies, cache):
+    """Entries ``lo`` to ``hi`` − 1 (of manifolds ``entry_of[lo:hi]``): each gets its pair's key, bodies and
+    point count, and a fresh one (``source`` < 0) its pose, normal and points in its bodies' frames."""
     body_a, body_b, normal, npoints = manifolds.body_a, manifolds.body_b, manifolds.normal, manifolds.npoints
     points_a, points_b = manifolds.points_a, manifolds.points_b
     ck, cab, cpose, cn, cnp = cache.keys, cache.bodies, cache.pose, cache.normal, cache.npoints
     cfirst, cla, clb = cache.first, cache.points_a, cache.points_b
-    for i in range(lo, hi):
+    for j in range(lo, hi):
+        i = entry_of[j]
         a = body_a[i]
         b = body_b[i]
-        ck[i] = pair_key(a, b, nbodies)
-        cab[i, 0] = a
-        cab[i, 1] = b
-        cnp[i] = npoints[i]
+        ck[j] = pair_key(a, b, nbodies)
+        cab[j, 0] = a
+        cab[j, 1] = b
+        cnp[j] = npoints[i]
         if source[i] >= 0:
-            continue
-        if round_pair(kind, a, b):
-            for c in range(7):
-                cpose[i, c] = 0.0
-            for c in range(3):
-                cn[i, c] = 0.0
-            for p in range(npoints[i]):
-                for c in range(3):
-                    cla[cfirst[i] + p, c] = 0.0
-                    clb[cfirst[i] + p, c] = 0.0
             continue
         rel, q = relative_pose(pos, quat, a, b)
         qa = load4(quat, a)
@@ -299,51 +300,58 @@ def frame_rows(lo, hi, manifolds, source, kind, pos, quat, nbodies, cache):
         xa = load3(pos, a)
         xb = load3(pos, b)
         for c in range(3):
-            cpose[i, c] = rel[c]
+            cpose[j, c] = rel[c]
         for c in range(4):
-            cpose[i, 3 + c] = q[c]
-        store3(cn, i, quat_inv_rotate(qa, load3(normal, i)))
+            cpose[j, 3 + c] = q[c]
+        store3(cn, j, quat_inv_rotate(qa, load3(normal, i)))
         for p in range(npoints[i]):
             pa = (points_a[i, p, 0], points_a[i, p, 1], points_a[i, p, 2])
             pb = (points_b[i, p, 0], points_b[i, p, 1], points_b[i, p, 2])
-            store3(cla, cfirst[i] + p, quat_inv_rotate(qa, sub(pa, xa)))
-            store3(clb, cfirst[i] + p, quat_inv_rotate(qb, sub(pb, xb)))
+            store3(cla, cfirst[j] + p, quat_inv_rotate(qa, sub(pa, xa)))
+            store3(clb, cfirst[j] + p, quat_inv_rotate(qb, sub(pb, xb)))
 
 
 @kernel(nogil=True)
-def frame_entries(claims, shares, m, manifolds, source, kind, pos, quat, nbodies, cache):
-    """The second pass of ``remember_manifolds`` on the threads: ``frame_rows`` over the entries below
-    ``m`` cut into ``shares`` runs, the calling thread taking the next run not yet taken (``claims[0]``,
+def frame_entries(claims, shares, n, manifolds, source, entry_of, pos, quat, nbodies, cache):
+    """The second pass of ``remember_manifolds`` on the threads: ``frame_rows`` over the ``n`` entries cut
+    into ``shares`` runs, the calling thread taking the next run not yet taken (``claims[0]``,
     ``atomics.py``) until none is left. Releases the GIL: each thread of ``threads.run_on_threads`` runs
     it; each entry is written by one of them only, and reads nothing another writes."""
     t = atomic_add(claims, 0, 1)
     while t < shares:
-        frame_rows(t * m // shares, (t + 1) * m // shares, manifolds, source, kind, pos, quat, nbodies, cache)
+        frame_rows(t * n // shares, (t + 1) * n // shares, manifolds, source, entry_of, pos, quat, nbodies,
+                   cache)
         t = atomic_add(claims, 0, 1)
 
 
 def remember_manifolds(m: int, manifolds: Manifolds, source: np.ndarray, kind: np.ndarray, pos: np.ndarray,
-                       quat: np.ndarray, nbodies: int, cache: CachedManifolds) -> None:
-    """Make ``cache`` (holding last step's entries) this step's, from this step's ``m`` ``manifolds``: a
-    reused one keeps its old entry (row ``source[i]``, and so the pose it was computed at, which keeps the
-    tolerance from creeping), a fresh one is stored in its bodies' frames with the relative pose of now.
+                       quat: np.ndarray, nbodies: int, cache: CachedManifolds) -> tuple[int, int]:
+    """Make ``cache`` (holding last step's entries) this step's, from this step's ``m`` ``manifolds``;
+    returns the number of entries and of their points. A manifold of a pair with a sphere or a capsule,
+    which ``find_reusable`` never reuses, gets no entry. A reused one keeps its old entry (row
+    ``source[i]``, and so the pose it was computed at, which keeps the tolerance from creeping), a fresh
+    one is stored in its bodies' frames with the relative pose of now.
 
-    Two passes: ``move_entries`` moves the reused entries to their new rows, in place (serial: a row may
-    be read only before it is written); ``frame_rows`` then writes every entry's pair and each fresh
-    one's frames, which read no old row, each entry on its own: shared out over the threads
-    (``frame_entries``, ``threads.run_on_threads``) from ``PARALLEL_ROWS`` entries up, else at the end of
-    the first pass (one kernel call, as in ``merge_manifolds``). A fresh entry of a pair with a sphere
-    or a capsule, which ``find_reusable`` never reuses, keeps its pair and point count but not its pose or
-    points (zeros): on the S1 pile, three pairs in four, whose frames cost most of the work. What the
+    Two passes: ``move_entries`` picks the manifolds that get an entry and moves the reused entries to
+    their new rows, in place (serial: a row may be read only before it is written); ``frame_rows`` then
+    writes every entry's pair and each fresh one's frames, which read no old row, each entry on its own:
+    shared out over the threads (``frame_entries``, ``threads.run_on_threads``) from ``PARALLEL_ROWS``
+    entries up, else at the end of the first pass (one kernel call, as in ``merge_manifolds``). What the
     threads buy: the frames, two rotations per point, are most of it (on the S1 pile of 4096 mid-collapse
     some 0.37 ms a step of one thread); the entries are the same bit for bit whichever thread writes
-    them."""
+    them. What leaving out the round pairs buys: S3's 4000 balls, some 12,000 manifolds, keep no entry
+    where each had one (its key, bodies and point count, and zeros for the rest): 0.23 ms a step of one
+    thread, and as much on two, where the pool's hand-off cost what the second thread saved; on the S1
+    pile, three manifolds in four are round."""
     threads, shares = share_out(m, PARALLEL_ROWS, ROW_SHARES)
-    move_entries(m, manifolds, source, kind, pos, quat, nbodies, cache, threads == 1)
-    if threads > 1:
+    entry_of = np.empty(max(m, 1), np.int64)
+    frame_below = PARALLEL_ROWS if threads > 1 else m + 1  # fewer entries are framed in the first pass
+    n, points = move_entries(m, manifolds, source, kind, entry_of, frame_below, pos, quat, nbodies, cache)
+    if n >= frame_below:
         claims = np.zeros(1, np.int64)
-        run_on_threads(lambda i, n: frame_entries(claims, shares, m, manifolds, source, kind, pos, quat,
+        run_on_threads(lambda i, k: frame_entries(claims, shares, n, manifolds, source, entry_of, pos, quat,
                                                   nbodies, cache), threads)
+    return n, points
 
 
 @helper
