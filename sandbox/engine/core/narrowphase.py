@@ -46,8 +46,10 @@ shares to the pool's threads (some tens of µs) would cost more than the pair te
 SHARES = 32
 """How many shares the pairs are cut into (``collide_shares``), whatever the thread count: the threads
 take the next share from a shared counter until none is left."""
-SHARE_ROWS = 64
-"""Pairs per run of a share (see ``collide_shares``)."""
+SHARE_ROWS = 512
+"""Pairs per run of a share (see ``collide_shares``), each run sorted by kind pair on its own: long enough
+that each kind's loop runs long (in runs of 64 the S1 pile of 4096 collided 0.5 ms a step slower on one
+thread: its boxes' and balls' pair tests took turns every dozen pairs)."""
 
 
 @helper
@@ -174,33 +176,39 @@ def _collide_bucket(code, job):
             _store_manifold(order[r], k, scratch, out)
 
 
-@kernel
-def _sort_by_kind(pairs, npairs, kind, order):
-    """The first pass of ``collide_pairs``, a stable counting sort (Cormen et al., §8.2): the pair
-    indices into ``order`` by kind pair; returns the buckets' starts (``N_CODES + 1`` of them)."""
-    start = np.zeros(N_CODES + 1, np.int64)
-    for p in range(npairs):
+@helper
+def _sort_run(pairs, lo, hi, kind, order, start):
+    """Pairs ``lo`` to ``hi`` − 1 by kind pair, a stable counting sort (Cormen et al., §8.2): their
+    indices into ``order[lo:hi]``, bucket by bucket; ``start`` (``N_CODES + 1`` entries) receives the
+    buckets' bounds in ``order``."""
+    for code in range(N_CODES + 1):
+        start[code] = 0
+    for p in range(lo, hi):
         a, b = _ordered_pair(pairs, p, kind)
         start[kind[a] * 4 + kind[b] + 1] += 1
+    start[0] = lo
     for code in range(N_CODES):
         start[code + 1] += start[code]
-    fill = start[:N_CODES].copy()
-    for p in range(npairs):
+    for p in range(lo, hi):
         a, b = _ordered_pair(pairs, p, kind)
         code = kind[a] * 4 + kind[b]
-        order[fill[code]] = p
-        fill[code] += 1
-    return start
+        order[start[code]] = p
+        start[code] += 1
+    # each bucket's fill stopped at the next one's start: shift back by one bucket
+    for code in range(N_CODES, 0, -1):
+        start[code] = start[code - 1]
+    start[0] = lo
 
 
 @kernel(nogil=True)
-def collide_shares(claims, shares, start, order, bodies, H, out):
-    """The middle pass of ``collide_pairs``, nearly all its work: the next share not yet taken of
-    ``shares`` (counted in ``claims[0]``, ``atomics.py``), again until none is left, each share the pairs
-    of the kind-sorted ``order`` in runs of ``SHARE_ROWS``, run r going to share r mod ``shares``, so that
-    every share gets some of each kind pair (their costs differ a hundredfold: a sphere pair against a
-    hull pair) and writes its rows in runs (few cache lines shared with another share). ``bodies =
-    (pairs, kind, params, pos, quat, margin_body)``, ``out`` the five output arrays; the manifold of pair
+def collide_shares(claims, shares, npairs, order, bodies, H, out):
+    """The first pass of ``collide_pairs``, nearly all its work: the next share not yet taken of
+    ``shares`` (counted in ``claims[0]``, ``atomics.py``), again until none is left, each share the runs
+    of ``SHARE_ROWS`` pairs r with r mod ``shares`` its number, so that every share gets some of each kind
+    pair (their costs differ a hundredfold: a sphere pair against a hull pair) and writes its rows in
+    runs (few cache lines shared with another share). A run's pairs are sorted by kind pair into its rows
+    of ``order`` (``_sort_run``) and each kind's taken in a loop of its own (``_collide_bucket``). ``bodies
+    = (pairs, kind, params, pos, quat, margin_body)``, ``out`` the five output arrays; the manifold of pair
     ``p`` goes to row ``p``. Uses scratch arrays of its own and releases the GIL (``nogil``), so that
     several threads can run it at once on different shares.
 
@@ -209,38 +217,43 @@ def collide_shares(claims, shares, start, order, bodies, H, out):
     end, and a thread that the machine slows (another program on its core) held the stage back by its
     whole half; now the first to be free takes the next share. In whole steps on this project's noisy
     two-core machine the difference was within the noise (S3 on two threads, six runs each alternated:
-    7.24-11.6 ms against 7.26-10.9). Which thread runs a share changes nothing in its rows."""
+    7.24-11.6 ms against 7.26-10.9). Which thread runs a share changes nothing in its rows.
+
+    Each run sorted on its own, on the threads, rather than all the pairs at once before them: that sort
+    was a serial pass of its own, 90 µs a step on S3's 19,000 pairs, 140 on the S1 pile of 4096. With
+    two threads, the narrow phase then took 850 µs a step against 950 on S3, 1980 against 2040 on the
+    pile; on one, 1190 against 1250 and 3220 against 3160 (medians of four alternated runs each, twenty-
+    third session)."""
     normal, pts_a, pts_b = np.zeros(3), np.zeros((MAX_POINTS, 3)), np.zeros((MAX_POINTS, 3))
     depths = np.zeros(MAX_POINTS)
+    start = np.zeros(N_CODES + 1, np.int64)
     # every array the pair tests are handed, borrowed (refcount.py): a pair test that LLVM does not inline
     # would otherwise count references to each of them around every call, most of the time of a sphere
     # pair. The arrays themselves outlive the loop: the caller's are the caller's to keep, the scratch
     # above is kept by keep_alive after the loop (numba would free it right after this line otherwise)
     scratch = borrow((normal, pts_a, pts_b, depths))
     bodies, out, H, order = borrow((bodies, out, H, order))
+    pairs, kind = bodies[0], bodies[1]
     # a trace buffer without rows: a step records nothing (narrow_trace.py; StepTrace.pair retraces a pair)
     trace = step_buffer()
     t = atomic_add(claims, 0, 1)
     while t < shares:
-        for code in range(N_CODES):
-            lo = start[code]
-            hi = start[code + 1]
-            if hi == lo:
-                continue
-            r = lo // SHARE_ROWS
-            r += (t - r % shares) % shares  # the first run of this share that reaches into the bucket
-            while r * SHARE_ROWS < hi:
-                first_row = max(r * SHARE_ROWS, lo)
-                last_row = min((r + 1) * SHARE_ROWS, hi)
-                _collide_bucket(code, (order, first_row, last_row, bodies, H, scratch, out, trace))
-                r += shares
+        lo = t * SHARE_ROWS
+        while lo < npairs:
+            hi = min(lo + SHARE_ROWS, npairs)
+            _sort_run(pairs, lo, hi, kind, order, start)
+            for code in range(N_CODES):
+                if start[code + 1] > start[code]:
+                    _collide_bucket(code, (order, start[code], start[code + 1], bodies, H, scratch, out,
+                                           trace))
+            lo += shares * SHARE_ROWS
         t = atomic_add(claims, 0, 1)
-    keep_alive((normal, pts_a, pts_b, depths))
+    keep_alive((normal, pts_a, pts_b, depths, start))
 
 
 @kernel
 def _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth):
-    """The last pass of ``collide_pairs``: move the rows that hold a manifold down to the front, keeping
+    """The second pass of ``collide_pairs``: move the rows that hold a manifold down to the front, keeping
     the pairs' order, and record each one's bodies in kind order; returns how many there are."""
     m = 0
     for p in range(npairs):
@@ -276,12 +289,12 @@ def collide_pairs(pairs: np.ndarray, npairs: int, kind: np.ndarray, params: np.n
     pairs farther apart than that give no manifold, closer ones give points with depth down to -margin.
     ``pos`` holds centres of mass, ``quat`` orientations (x, y, z, w), ``H`` the hull table.
 
-    Three passes: a stable counting sort of the pair indices by kind pair into ``out_a``, used as scratch
-    (``_sort_by_kind``); one loop per bucket, writing pair ``p``'s manifold to row ``p``
-    (``collide_shares``); then the rows that hold a manifold are moved down to the front, which keeps the
-    pairs' order (``_compact``; the solver's warm start merges manifolds sorted by body pair).
+    Two passes: the pairs in runs, each sorted by kind pair into ``out_a`` (used as scratch) and taken one
+    kind at a time, pair ``p``'s manifold written to row ``p`` (``collide_shares``); then the rows that
+    hold a manifold are moved down to the front, which keeps the pairs' order (``_compact``; the solver's
+    warm start merges manifolds sorted by body pair).
 
-    The middle pass runs on the threads once there are ``PARALLEL_PAIRS`` pairs: ``SHARES`` shares, taken
+    The first pass runs on the threads once there are ``PARALLEL_PAIRS`` pairs: ``SHARES`` shares, taken
     by ``threads_in_use()`` threads (``threads.run_on_threads``: the calling thread and a pool's
     workers, each in ``collide_shares`` with the GIL released). Each pair writes only its own row, so the
     manifolds are the same bit for bit whatever the thread count. It is a thread pool, not a ``prange``, on
@@ -290,12 +303,11 @@ def collide_pairs(pairs: np.ndarray, npairs: int, kind: np.ndarray, params: np.n
     times over, some 18 s of CPU (``bench.compile``). A step launches it once, so the pool's hand-off
     (tens of µs) costs nothing that matters."""
     order = out_a
-    start = _sort_by_kind(pairs, npairs, kind, order)
     bodies = (pairs, kind, params, pos, quat, margin_body)
     out = (out_normal, out_npoints, out_pa, out_pb, out_depth)
     threads, shares = share_out(npairs, PARALLEL_PAIRS, SHARES)
     claims = np.zeros(1, np.int64)
-    run_on_threads(lambda i, n: collide_shares(claims, shares, start, order, bodies, H, out), threads)
+    run_on_threads(lambda i, n: collide_shares(claims, shares, npairs, order, bodies, H, out), threads)
     return _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth)
 
 
