@@ -192,8 +192,9 @@ def main() -> None:
             speed = "" if name == "cores" else f"{vals[0] / vals[-1]:.2f}x" if vals[-1] > 0 else "-"
             print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in vals) + f" | {speed} |")
         step, compute = rows[0][1], rows[-2][1]
-        print(f"\nthe step's speed-up over the compute loop's, in the same runs: "
-              f"{(step[0] / step[-1]) / (compute[0] / compute[-1]):.2f}")
+        if engine_threads.step_threads(max(a.threads), bodies) > 1:
+            print(f"\nthe step's speed-up over the compute loop's, in the same runs: "
+                  f"{(step[0] / step[-1]) / (compute[0] / compute[-1]):.2f}")
 
 
 if __name__ == "__main__":
