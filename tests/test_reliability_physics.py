@@ -47,7 +47,7 @@ def test_sphere_resting_on_the_middle_of_a_free_box_stays_there():
     """A ball set on the centre of a free box on the ground: every force is symmetric, so nothing moves.
     It rolled off, 8 cm in 5 s: the box's four ground corners, solved one after another, gave it a kick
     (patch.py), and its contact point, reused from the manifold cache, rolled with it and kept it
-    rolling (manifold_cache.find_reusable)."""
+    rolling (manifold_cache.reuse_rows)."""
     w = World()
     w.sleeping = False
     scenes.ground(w)
@@ -66,7 +66,7 @@ def test_sphere_resting_on_the_middle_of_a_free_box_stays_there():
 def test_ball_rolling_slowly_on_the_ground_does_not_speed_up():
     """A ball rolling at 0.1 mm/s on flat ground keeps its speed (or loses a little to damping). With its
     contact taken from the manifold cache, the cached point rolled away with the ball, the normal force
-    acted off its centre, and the ball sped up to 1 cm/s in 2 s (manifold_cache.find_reusable)."""
+    acted off its centre, and the ball sped up to 1 cm/s in 2 s (manifold_cache.reuse_rows)."""
     w = World()
     w.sleeping = False
     scenes.ground(w)

@@ -93,7 +93,7 @@ def test_scene_takes_the_parallel_paths():
     per_colour = np.bincount(colour[(colour >= 0) & (colour < COLORS)])
     assert len(w.pairs) >= PARALLEL_PAIRS
     assert (per_colour + L - 1).max() // L >= PARALLEL_BLOCKS  # a colour of that many blocks of L lanes
-    assert w.cached_manifolds > 0  # the cache's mapping runs on the threads (threads_for_any_size)
+    assert w.cached_manifolds > 0  # manifolds reused from the cache, in the narrow phase on the threads
     assert w.joints
 
 

@@ -169,7 +169,7 @@ def test_manifold_cache_reuses_resting_pairs_and_recollides_moved_ones():
 
 
 def test_manifold_cache_keeps_no_entry_for_a_pair_with_a_sphere_or_capsule():
-    # such a pair is never reused (manifold_cache.find_reusable), so remember_manifolds gives it no entry:
+    # such a pair is never reused (manifold_cache.reuse_rows), so remember_manifolds gives it no entry:
     # a ball and a capsule resting on the ground beside a box keep one entry, the box's, with its points
     w = World()
     w.sleeping = False

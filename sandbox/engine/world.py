@@ -692,25 +692,18 @@ class World:
         c.ensure(npairs)
         H = self.hulls.arrays()
         out = c.manifolds()
-        source = np.full(max(npairs, 1), -1, np.int64)
+        source = np.empty(max(npairs, 1), np.int64)
         if not self.contact_cache:
             mc.forget()
-        reused = 0
-        if npairs == 0:
-            c.count = 0
-        elif mc.count:
-            reuse = np.empty(npairs, np.int64)
-            todo = np.empty((npairs, 2), np.int64)
-            nt = manifold_cache.find_reusable(pairs, npairs, d.kind, d.pos, d.quat, nbodies, mc.current,
-                                              mc.count, reuse, todo)
-            # the fresh manifolds go to the front of ``out``, the merge spreads them among the reused ones
-            nf = collide_pairs(todo, nt, d.kind, d.params, d.pos, d.quat, H, margins, *out) if nt else 0
-            reused = npairs - nt  # each pair found reusable gives a manifold, merged from its cache row
-            c.count = manifold_cache.merge_manifolds(pairs, npairs, d.pos, d.quat, reuse, reused, mc.current,
-                                                     nf, out, source)
+        if npairs:
+            # the pairs whose manifold the cache can give get it; the narrow phase collides the others
+            manifold_cache.reuse_manifolds(pairs, npairs, d.kind, d.pos, d.quat, nbodies, mc.current,
+                                           mc.count, out, source)
+            c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out, source)
         else:
-            c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out)
-        self.cached_manifolds = reused
+            c.count = 0
+        # each manifold that came from the cache names its entry in source
+        self.cached_manifolds = int(np.count_nonzero(source[: c.count] >= 0))
         self._manifold_source = source  # per manifold, the cache row it came from or -1 (step_traced)
         if self.contact_cache:
             points = c.point_count()

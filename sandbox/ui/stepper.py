@@ -148,7 +148,7 @@ STAGES = (
            N_("A resting pair that hardly moved since the last step reuses its manifold (the contact "
               "cache) instead of being collided again.")),
           (CodeRef(CORE + "clipping.py", "clip_to_face"), CodeRef(CORE + "clipping.py", "reduce_to_four"),
-           CodeRef(CORE + "manifold_cache.py", "find_reusable"))),
+           CodeRef(CORE + "manifold_cache.py", "reuse_rows"))),
     Stage("solver", N_("Solver"), ("prepare_contacts", "warm_start", "solve", "relax", "restitution",
                                    "store_impulses"),
           (N_("Sequential impulses: each pass visits every contact point and changes its accumulated impulse "

@@ -117,7 +117,8 @@ def _store_manifold(p, k, scratch, out):
 @helper(inline="always")
 def _collide_bucket(code, job):
     """The dispatch table: run the pair test of kind pair ``code`` on every pair of its bucket, in a
-    loop of its own. ``job`` is ``collide_pairs``'s tuple ``(order, lo, hi, bodies, H, scratch, out, trace)``:
+    loop of its own. ``job`` is ``collide_shares``'s tuple ``(order, lo, hi, bodies, H, scratch, out,
+    trace)``:
     the bucket is ``order[lo:hi]``, and the manifold of pair ``p`` goes to row ``p`` of the ``out``
     arrays (``out_npoints[p] = 0`` when it has none)."""
     # inlined: as a compiled function of its own, this thin wrapper would have numba link and optimise
@@ -177,19 +178,24 @@ def _collide_bucket(code, job):
 
 
 @helper
-def _sort_run(pairs, lo, hi, kind, order, start):
+def _sort_run(pairs, lo, hi, kind, source, order, start):
     """Pairs ``lo`` to ``hi`` − 1 by kind pair, a stable counting sort (Cormen et al., §8.2): their
-    indices into ``order[lo:hi]``, bucket by bucket; ``start`` (``N_CODES + 1`` entries) receives the
-    buckets' bounds in ``order``."""
+    indices into ``order`` from ``lo`` on, bucket by bucket, leaving out those whose manifold came from
+    the cache (``source`` ≥ 0); ``start`` (``N_CODES + 1`` entries) receives the buckets' bounds in
+    ``order``."""
     for code in range(N_CODES + 1):
         start[code] = 0
     for p in range(lo, hi):
+        if source[p] >= 0:
+            continue
         a, b = _ordered_pair(pairs, p, kind)
         start[kind[a] * 4 + kind[b] + 1] += 1
     start[0] = lo
     for code in range(N_CODES):
         start[code + 1] += start[code]
     for p in range(lo, hi):
+        if source[p] >= 0:
+            continue
         a, b = _ordered_pair(pairs, p, kind)
         code = kind[a] * 4 + kind[b]
         order[start[code]] = p
@@ -201,7 +207,7 @@ def _sort_run(pairs, lo, hi, kind, order, start):
 
 
 @kernel(nogil=True)
-def collide_shares(claims, shares, npairs, order, bodies, H, out):
+def collide_shares(claims, shares, npairs, order, bodies, H, out, source):
     """The first pass of ``collide_pairs``, nearly all its work: the next share not yet taken of
     ``shares`` (counted in ``claims[0]``, ``atomics.py``), again until none is left, each share the runs
     of ``SHARE_ROWS`` pairs r with r mod ``shares`` its number, so that every share gets some of each kind
@@ -209,8 +215,9 @@ def collide_shares(claims, shares, npairs, order, bodies, H, out):
     runs (few cache lines shared with another share). A run's pairs are sorted by kind pair into its rows
     of ``order`` (``_sort_run``) and each kind's taken in a loop of its own (``_collide_bucket``). ``bodies
     = (pairs, kind, params, pos, quat, margin_body)``, ``out`` the five output arrays; the manifold of pair
-    ``p`` goes to row ``p``. Uses scratch arrays of its own and releases the GIL (``nogil``), so that
-    several threads can run it at once on different shares.
+    ``p`` goes to row ``p``, except where the manifold cache has given the pair its manifold already
+    (``source[p]`` ≥ 0, ``manifold_cache.reuse_manifolds``). Uses scratch arrays of its own and releases
+    the GIL (``nogil``), so that several threads can run it at once on different shares.
 
     Shares taken from a counter rather than dealt out in turn (thread i of n taking shares i, i + n, …):
     the pool's worker starts some tens of µs after the calling thread, which then waited for it at the
@@ -232,7 +239,7 @@ def collide_shares(claims, shares, npairs, order, bodies, H, out):
     # pair. The arrays themselves outlive the loop: the caller's are the caller's to keep, the scratch
     # above is kept by keep_alive after the loop (numba would free it right after this line otherwise)
     scratch = borrow((normal, pts_a, pts_b, depths))
-    bodies, out, H, order = borrow((bodies, out, H, order))
+    bodies, out, H, order, source = borrow((bodies, out, H, order, source))
     pairs, kind = bodies[0], bodies[1]
     # a trace buffer without rows: a step records nothing (narrow_trace.py; StepTrace.pair retraces a pair)
     trace = step_buffer()
@@ -241,7 +248,7 @@ def collide_shares(claims, shares, npairs, order, bodies, H, out):
         lo = t * SHARE_ROWS
         while lo < npairs:
             hi = min(lo + SHARE_ROWS, npairs)
-            _sort_run(pairs, lo, hi, kind, order, start)
+            _sort_run(pairs, lo, hi, kind, source, order, start)
             for code in range(N_CODES):
                 if start[code + 1] > start[code]:
                     _collide_bucket(code, (order, start[code], start[code + 1], bodies, H, scratch, out,
@@ -252,9 +259,10 @@ def collide_shares(claims, shares, npairs, order, bodies, H, out):
 
 
 @kernel
-def _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth):
+def _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth, source):
     """The second pass of ``collide_pairs``: move the rows that hold a manifold down to the front, keeping
-    the pairs' order, and record each one's bodies in kind order; returns how many there are."""
+    the pairs' order, ``source`` with them, and record each one's bodies in kind order; returns how many
+    there are."""
     m = 0
     for p in range(npairs):
         k = out_npoints[p]
@@ -265,6 +273,7 @@ def _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa,
         out_b[m] = b
         if m != p:
             out_npoints[m] = k
+            source[m] = source[p]
             for c in range(3):
                 out_normal[m, c] = out_normal[p, c]
             for i in range(k):
@@ -279,7 +288,7 @@ def _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa,
 def collide_pairs(pairs: np.ndarray, npairs: int, kind: np.ndarray, params: np.ndarray, pos: np.ndarray,
                   quat: np.ndarray, H: HullArrays, margin_body: np.ndarray, out_a: np.ndarray,
                   out_b: np.ndarray, out_normal: np.ndarray, out_npoints: np.ndarray, out_pa: np.ndarray,
-                  out_pb: np.ndarray, out_depth: np.ndarray) -> int:
+                  out_pb: np.ndarray, out_depth: np.ndarray, source: np.ndarray | None = None) -> int:
     """Manifolds of the candidate pairs ``pairs[:npairs]`` ((P, 2) body rows), written compactly into
     the ``out_*`` arrays (sized ≥ ``npairs`` by the caller) in the order of the pairs; returns the number
     of manifolds.
@@ -288,6 +297,11 @@ def collide_pairs(pairs: np.ndarray, npairs: int, kind: np.ndarray, params: np.n
     normal points from ``out_a`` to ``out_b``) and tested with margin ``margin_body[a] + margin_body[b]``:
     pairs farther apart than that give no manifold, closer ones give points with depth down to -margin.
     ``pos`` holds centres of mass, ``quat`` orientations (x, y, z, w), ``H`` the hull table.
+
+    With ``source`` (sized ≥ ``npairs``), the pairs p with ``source[p]`` ≥ 0 already have their
+    manifold in row p of the ``out_*`` arrays, from the manifold cache (``manifold_cache.reuse_manifolds``,
+    ``source[p]`` its entry's row): they are not collided, and ``source`` is compacted with the rows, so
+    that ``source[m]`` names the entry manifold m came from, or −1.
 
     Two passes: the pairs in runs, each sorted by kind pair into ``out_a`` (used as scratch) and taken one
     kind at a time, pair ``p``'s manifold written to row ``p`` (``collide_shares``); then the rows that
@@ -305,10 +319,14 @@ def collide_pairs(pairs: np.ndarray, npairs: int, kind: np.ndarray, params: np.n
     order = out_a
     bodies = (pairs, kind, params, pos, quat, margin_body)
     out = (out_normal, out_npoints, out_pa, out_pb, out_depth)
+    if source is None:
+        source = np.full(max(npairs, 1), -1, np.int64)
     threads, shares = share_out(npairs, PARALLEL_PAIRS, SHARES)
     claims = np.zeros(1, np.int64)
-    run_on_threads(lambda i, n: collide_shares(claims, shares, npairs, order, bodies, H, out), threads)
-    return _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth)
+    run_on_threads(lambda i, n: collide_shares(claims, shares, npairs, order, bodies, H, out, source),
+                   threads)
+    return _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth,
+                    source)
 
 
 @kernel
