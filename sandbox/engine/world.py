@@ -695,15 +695,15 @@ class World:
         source = np.empty(max(npairs, 1), np.int64)
         if not self.contact_cache:
             mc.forget()
+        reused = 0
         if npairs:
             # the pairs whose manifold the cache can give get it; the narrow phase collides the others
-            manifold_cache.reuse_manifolds(pairs, npairs, d.kind, d.pos, d.quat, nbodies, mc.current,
-                                           mc.count, out, source)
+            reused = manifold_cache.reuse_manifolds(pairs, npairs, d.kind, d.pos, d.quat, nbodies, mc.current,
+                                                    mc.count, out, source)
             c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out, source)
         else:
             c.count = 0
-        # each manifold that came from the cache names its entry in source
-        self.cached_manifolds = int(np.count_nonzero(source[: c.count] >= 0))
+        self.cached_manifolds = reused
         self._manifold_source = source  # per manifold, the cache row it came from or -1 (step_traced)
         if self.contact_cache:
             points = c.point_count()

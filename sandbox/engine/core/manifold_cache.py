@@ -50,7 +50,8 @@ def reuse_rows(lo, hi, pairs, kind, pos, quat, nbodies, cache, cm, out, source):
     ``CACHE_ANGLE`` of the one the entry was computed at gets the entry's manifold in its row p of
     ``out`` (a ``Manifolds`` record; normal, point count, points on A and on B, depths: the points mapped
     from the bodies' frames to the world, the normal from A's frame, the depths (pa − pb)·n measured now)
-    and ``source[p]`` = the entry's row; every other pair ``source[p]`` = −1.
+    and ``source[p]`` = the entry's row; every other pair ``source[p]`` = −1. Returns how many were
+    reused.
 
     The pairs are sorted, and so are the entries, by pair key: the entries are found in one merge, from
     the first entry not below the first pair's key (``first_row``) on.
@@ -69,6 +70,7 @@ def reuse_rows(lo, hi, pairs, kind, pos, quat, nbodies, cache, cm, out, source):
     onormal, onp, opa, opb, odepth = out.normal, out.npoints, out.points_a, out.points_b, out.depth
     cos_limit = math.cos(0.5 * CACHE_ANGLE)
     j = first_row(ck, cm, pair_key(pairs[lo, 0], pairs[lo, 1], nbodies)) if lo < hi else 0
+    reused = 0
     for p in range(lo, hi):
         source[p] = -1
         if round_pair(kind, pairs[p, 0], pairs[p, 1]):
@@ -101,6 +103,8 @@ def reuse_rows(lo, hi, pairs, kind, pos, quat, nbodies, cache, cm, out, source):
                 opb[p, k, c] = pb[c]
             odepth[p, k] = dot(sub(pa, pb), n)
         source[p] = j
+        reused += 1
+    return reused
 
 
 @helper
@@ -118,14 +122,15 @@ def first_row(keys, cm, key):
 
 
 @kernel(nogil=True)
-def reuse_shares(claims, shares, npairs, pairs, kind, pos, quat, nbodies, cache, cm, out, source):
+def reuse_shares(claims, shares, npairs, pairs, kind, pos, quat, nbodies, cache, cm, out, source, found):
     """``reuse_rows`` over the ``npairs`` candidate pairs cut into ``shares`` runs, the calling thread taking
-    the next run not yet taken (``claims[0]``, ``atomics.py``) until none is left. Releases the GIL: each
-    thread of ``threads.run_on_threads`` runs it; each pair's row is written by one of them only."""
+    the next run t not yet taken (``claims[0]``, ``atomics.py``) until none is left, and writing how many
+    of its pairs were reused into ``found[t]``. Releases the GIL: each thread of ``threads.run_on_threads``
+    runs it; each pair's row is written by one of them only."""
     t = atomic_add(claims, 0, 1)
     while t < shares:
-        reuse_rows(t * npairs // shares, (t + 1) * npairs // shares, pairs, kind, pos, quat, nbodies, cache,
-                   cm, out, source)
+        lo, hi = t * npairs // shares, (t + 1) * npairs // shares
+        found[t] = reuse_rows(lo, hi, pairs, kind, pos, quat, nbodies, cache, cm, out, source)
         t = atomic_add(claims, 0, 1)
 
 
@@ -248,12 +253,12 @@ def frame_entries(claims, shares, n, manifolds, source, entry_of, pos, quat, nbo
 
 def reuse_manifolds(pairs: np.ndarray, npairs: int, kind: np.ndarray, pos: np.ndarray, quat: np.ndarray,
                     nbodies: int, cache: CachedManifolds, entries: int, out: Manifolds,
-                    source: np.ndarray) -> None:
+                    source: np.ndarray) -> int:
     """The first half of the narrow phase with the cache: each candidate pair of ``pairs[:npairs]`` whose
     manifold the ``cache`` (its first ``entries`` rows, their keys made for ``nbodies`` bodies) can give
     (``reuse_rows``) gets it in its row p of ``out``, and ``source[p]`` its entry's row; every other
     pair ``source[p]`` −1, for ``narrowphase.collide_pairs`` to collide (which then compacts the rows and
-    ``source`` with them).
+    ``source`` with them). Returns how many were reused.
 
     The pairs on their own, each writing its own row: on the threads (``reuse_shares``,
     ``threads.run_on_threads``) from ``PARALLEL_ROWS`` entries up. Until the twenty-third session a serial
@@ -264,11 +269,13 @@ def reuse_manifolds(pairs: np.ndarray, npairs: int, kind: np.ndarray, pos: np.nd
     compaction then moves the reused rows too, some tens of µs)."""
     if entries == 0:
         source[:npairs] = -1
-        return
+        return 0
     threads, shares = share_out(entries, PARALLEL_ROWS, ROW_SHARES)
     claims = np.zeros(1, np.int64)
+    found = np.zeros(shares, np.int64)
     run_on_threads(lambda i, n: reuse_shares(claims, shares, npairs, pairs, kind, pos, quat, nbodies, cache,
-                                             entries, out, source), threads)
+                                             entries, out, source, found), threads)
+    return int(found.sum())
 
 
 def remember_manifolds(m: int, manifolds: Manifolds, source: np.ndarray, kind: np.ndarray, pos: np.ndarray,
