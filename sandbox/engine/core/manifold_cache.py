@@ -138,14 +138,13 @@ ROW_SHARES = 32
 """How many shares ``reuse_manifolds`` and ``remember_manifolds`` cut the pairs and the entries into for
 the threads, whatever their number (each thread takes the next share not yet taken)."""
 PARALLEL_ROWS = 2048
-"""The fewest entries with which ``reuse_manifolds`` and ``remember_manifolds`` share out their work over
-the threads: below, the hand-off to the
-pool's threads costs more than the rotations. An entry costs some 0.1 µs on one thread; a hand-off some
-80 µs of the step on this project's two-core machine (the worker starts 40-60 µs after the call, and the
-calling thread notices the end some 20 µs late), which a second thread pays back from some 1600 rows.
-Measured on the S1 pile of 4096 mid-collapse (700-1000 manifolds reused, 2000-3700 entries a step), two
-threads, alternately: the cache's mapping and remembering took 560-630 µs a step on the calling thread
-against 770-800 µs shared out from 256 rows up (twenty-third session)."""
+"""The fewest entries with which ``reuse_manifolds`` and ``remember_manifolds`` share out their work over the
+threads: below, the hand-off to the pool's threads costs more than the rotations. An entry costs some 0.1 µs
+on one thread; a hand-off some 80 µs of the step on this project's two-core machine (the worker starts 40-60
+µs after the call, and the calling thread notices the end some 20 µs late), which a second thread pays back
+from some 1600 rows. Measured on the S1 pile of 4096 mid-collapse (700-1000 manifolds reused, 2000-3700
+entries a step), two threads, alternately: the cache's mapping and remembering took 560-630 µs a step on the
+calling thread against 770-800 µs shared out from 256 rows up (twenty-third session)."""
 
 
 @kernel
