@@ -125,7 +125,7 @@ def prepare_blocks(claims, nb, blocks, manifolds, m_first, bodies, rules, match,
     into ``Inv``.
 
     Warm starting gives each point the impulses of last step's nearest point of the same pair within
-    ``PERSISTENCE_DISTANCE`` (compared in body A's frame). A manifold merged from the contact cache
+    ``PERSISTENCE_DISTANCE`` (compared in body A's frame). A manifold taken from the contact cache
     (``source[i]`` ≥ 0, ``manifold_cache.reuse_rows``) needs no search: it has the points of the
     cache entry, which last step's manifold of the pair also had, in the same order (a reused manifold
     keeps its entry, a collided one is the entry), so point p's nearest last-step point is point p, up to
