@@ -168,6 +168,27 @@ def test_manifold_cache_reuses_resting_pairs_and_recollides_moved_ones():
     assert abs(box.position[1] - 0.5) < 5e-3
 
 
+def test_manifold_cache_names_the_bodies_when_every_pair_is_reused():
+    # three boxes resting apart on the ground: every pair's manifold comes from the cache. Lifting the
+    # middle box away drops its pair, and the other two, still reused, must name their own bodies (a step
+    # where every pair is reused runs no narrow phase, so the reuse pass writes them)
+    w = World()
+    w.sleeping = False
+    ground = w.add_body(Box((10, 0.5, 10)), position=(0, -0.5, 0), mass=0)
+    boxes = [w.add_body(Box((0.5, 0.5, 0.5)), position=(x, 0.5, 0)) for x in (-3.0, 0.0, 3.0)]
+    for _ in range(60):
+        w.step(1 / 60)
+    assert w.cached_manifolds == 3
+    boxes[1].position = (0.0, 20.0, 0.0)
+    w.step(1 / 60)
+    assert w.cached_manifolds == 2 == w.contacts.count
+    pairs = {frozenset((m.body_a.index, m.body_b.index)) for m in w.manifolds}
+    assert pairs == {frozenset((ground.index, boxes[0].index)), frozenset((ground.index, boxes[2].index))}
+    for m in w.manifolds:
+        box = m.body_b if m.body_a.index == ground.index else m.body_a
+        assert np.all(np.abs(m.points_b[:, 0] - box.position[0]) < 0.6)
+
+
 def test_manifold_cache_keeps_no_entry_for_a_pair_with_a_sphere_or_capsule():
     # such a pair is never reused (manifold_cache.reuse_rows), so remember_manifolds gives it no entry:
     # a ball and a capsule resting on the ground beside a box keep one entry, the box's, with its points

@@ -700,7 +700,8 @@ class World:
             # the pairs whose manifold the cache can give get it; the narrow phase collides the others
             reused = manifold_cache.reuse_manifolds(pairs, npairs, d.kind, d.pos, d.quat, nbodies, mc.current,
                                                     mc.count, out, source)
-            c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out, source)
+            c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out, source,
+                                    reused)
         else:
             c.count = 0
         self.cached_manifolds = reused

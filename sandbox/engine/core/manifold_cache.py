@@ -48,10 +48,10 @@ def reuse_rows(lo, hi, pairs, kind, pos, quat, nbodies, cache, cm, out, source):
     """Candidate pairs ``lo`` to ``hi`` − 1: each pair without a sphere or a capsule that has an entry
     among the first ``cm`` of ``cache`` whose relative pose is still within ``CACHE_DISTANCE`` and
     ``CACHE_ANGLE`` of the one the entry was computed at gets the entry's manifold in its row p of
-    ``out`` (a ``Manifolds`` record; normal, point count, points on A and on B, depths: the points mapped
-    from the bodies' frames to the world, the normal from A's frame, the depths (pa − pb)·n measured now)
-    and ``source[p]`` = the entry's row; every other pair ``source[p]`` = −1. Returns how many were
-    reused.
+    ``out`` (a ``Manifolds`` record; bodies A and B, normal, point count, points on A and on B, depths:
+    the points mapped from the bodies' frames to the world, the normal from A's frame, the depths
+    (pa − pb)·n measured now) and ``source[p]`` = the entry's row; every other pair ``source[p]`` = −1.
+    Returns how many were reused.
 
     The pairs are sorted, and so are the entries, by pair key: the entries are found in one merge, from
     the first entry not below the first pair's key (``first_row``) on.
@@ -67,7 +67,8 @@ def reuse_rows(lo, hi, pairs, kind, pos, quat, nbodies, cache, cm, out, source):
     the pass took five times as long (0.61 ms a step against 0.11 on the S1 pile of 4096)."""
     ck, cab, cpose, cn, cnp = cache.keys, cache.bodies, cache.pose, cache.normal, cache.npoints
     cfirst, cla, clb = cache.first, cache.points_a, cache.points_b
-    onormal, onp, opa, opb, odepth = out.normal, out.npoints, out.points_a, out.points_b, out.depth
+    oa, ob, onormal, onp = out.body_a, out.body_b, out.normal, out.npoints
+    opa, opb, odepth = out.points_a, out.points_b, out.depth
     cos_limit = math.cos(0.5 * CACHE_ANGLE)
     j = first_row(ck, cm, pair_key(pairs[lo, 0], pairs[lo, 1], nbodies)) if lo < hi else 0
     reused = 0
@@ -93,6 +94,8 @@ def reuse_rows(lo, hi, pairs, kind, pos, quat, nbodies, cache, cm, out, source):
         xa = load3(pos, a)
         xb = load3(pos, b)
         n = quat_rotate(qa, load3(cn, j))
+        oa[p] = a
+        ob[p] = b
         store3(onormal, p, n)
         onp[p] = cnp[j]
         for k in range(cnp[j]):
