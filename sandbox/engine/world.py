@@ -765,7 +765,8 @@ class World:
                               self._trace_lam, self._trace_vel)
         t2 = time.perf_counter()
         keep = s.keep_buffers(c.count, npts)
-        store_impulses(c.count, c.body_a, c.body_b, c.first, c.npoints, points, c.impulse, keep, max(d.n, 1))
+        store_impulses(c.count, c.body_a, c.body_b, c.first, c.npoints, points, c.impulse, keep, max(d.n, 1),
+                       threads_in_use())
         s.keep(c.count)
         if s.scratch_bytes() > SCRATCH_KEPT:
             s.release_scratch()
