@@ -203,6 +203,51 @@ def test_run_on_threads_raises_a_share_error_after_every_share_finished():
         run_on_threads(task, 0)
 
 
+def test_run_on_threads_from_two_threads_at_once_runs_each_call_whole():
+    """A lesson's check steps its own world in a thread of its own while the app steps the shown one: a
+    call made while another thread's is handing out shares runs its shares itself, every one once."""
+    import threading
+
+    calls = 300
+    seen = np.zeros((2, calls, 5), np.int64)
+    failures = []
+
+    def caller(c):
+        try:
+            for k in range(calls):
+                def task(i, n, k=k):
+                    seen[c, k, i] += 1
+                run_on_threads(task, 5, more=k % 3 != 0)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            failures.append(error)
+
+    threads = [threading.Thread(target=caller, args=(c,)) for c in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not failures and not any(t.is_alive() for t in threads)
+    assert (seen == 1).all()
+
+
+def test_run_on_threads_waits_for_a_slow_worker_share():
+    """The calling thread waits for a share that runs long after its own (past its spinning, onto its
+    50 µs checks), and sees what the share wrote."""
+    import time
+
+    out = np.zeros(3)
+
+    def task(i, n):
+        if i:
+            time.sleep(0.02)
+        out[i] = i + 1.0
+
+    for more in (True, False):
+        out[:] = 0.0
+        run_on_threads(task, 3, more=more)
+        assert out.tolist() == [1.0, 2.0, 3.0]
+
+
 @needs_two
 def test_the_solver_gets_lane_rows_for_the_threads_in_use_only(monkeypatch):
     """The solver runs a pass on one thread per set of lane rows it is handed

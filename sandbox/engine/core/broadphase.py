@@ -263,7 +263,7 @@ def sap_sort(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx,
     return axis, m
 
 
-@kernel(nogil=True)
+@kernel
 def sweep_shares(claims, shares, m, sbox, sidx, sstatic, pairs, found):
     """The next share not yet taken (counted in ``claims[0]``, ``atomics.py``), again until none is left,
     of the sweep of the ``m`` gathered boxes cut into ``shares`` (``sweep_share``), share t writing its
@@ -323,7 +323,8 @@ def sap_pairs(n: int, alive: np.ndarray, static: np.ndarray, aabb_min: np.ndarra
     threads, shares = share_out(m, PARALLEL_SWEEP, SWEEP_SHARES)
     found = np.zeros(shares, np.int64)
     claims = np.zeros(1, np.int64)
-    run_on_threads(lambda i, k: sweep_shares(claims, shares, m, sbox, sidx, sstatic, pairs, found), threads)
+    run_on_threads(lambda i, k: sweep_shares(claims, shares, m, sbox, sidx, sstatic, pairs, found), threads,
+                   more=True)
     return close_up(pairs, found), axis, m
 
 

@@ -105,7 +105,7 @@ def prepare_contacts(nb: int, blocks: Blocks, manifolds: Manifolds, m_first: np.
     run_on_threads(share, shares)
 
 
-@kernel(nogil=True)
+@kernel
 def prepare_blocks(claims, nb, blocks, manifolds, m_first, bodies, rules, match, source, previous,
                    warm_starting, anchors_b, pts, Inv):
     """Turn the ``manifolds`` of the next block below ``nb`` not yet taken (counted in ``claims[0]``,

@@ -124,7 +124,7 @@ def first_row(keys, cm, key):
     return lo
 
 
-@kernel(nogil=True)
+@kernel
 def reuse_shares(claims, shares, npairs, pairs, kind, pos, quat, nbodies, cache, cm, out, source, found):
     """``reuse_rows`` over the ``npairs`` candidate pairs cut into ``shares`` runs, the calling thread taking
     the next run t not yet taken (``claims[0]``, ``atomics.py``) until none is left, and writing how many
@@ -240,7 +240,7 @@ def frame_rows(lo, hi, manifolds, source, entry_of, pos, quat, nbodies, cache):
             store3(clb, cfirst[j] + p, quat_inv_rotate(qb, sub(pb, xb)))
 
 
-@kernel(nogil=True)
+@kernel
 def frame_entries(claims, shares, n, manifolds, source, entry_of, pos, quat, nbodies, cache):
     """The second pass of ``remember_manifolds`` on the threads: ``frame_rows`` over the ``n`` entries cut
     into ``shares`` runs, the calling thread taking the next run not yet taken (``claims[0]``,
@@ -276,7 +276,7 @@ def reuse_manifolds(pairs: np.ndarray, npairs: int, kind: np.ndarray, pos: np.nd
     claims = np.zeros(1, np.int64)
     found = np.zeros(shares, np.int64)
     run_on_threads(lambda i, n: reuse_shares(claims, shares, npairs, pairs, kind, pos, quat, nbodies, cache,
-                                             entries, out, source, found), threads)
+                                             entries, out, source, found), threads, more=True)
     return int(found.sum())
 
 
@@ -306,7 +306,7 @@ def remember_manifolds(m: int, manifolds: Manifolds, source: np.ndarray, kind: n
     if n >= frame_below:
         claims = np.zeros(1, np.int64)
         run_on_threads(lambda i, k: frame_entries(claims, shares, n, manifolds, source, entry_of, pos, quat,
-                                                  nbodies, cache), threads)
+                                                  nbodies, cache), threads, more=True)
     return n, points
 
 

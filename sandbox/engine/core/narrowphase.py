@@ -206,7 +206,7 @@ def _sort_run(pairs, lo, hi, kind, source, order, start):
     start[0] = lo
 
 
-@kernel(nogil=True)
+@kernel
 def collide_shares(claims, shares, npairs, order, bodies, H, out, source):
     """The first pass of ``collide_pairs``, nearly all its work: the next share not yet taken of
     ``shares`` (counted in ``claims[0]``, ``atomics.py``), again until none is left, each share the runs
@@ -217,7 +217,7 @@ def collide_shares(claims, shares, npairs, order, bodies, H, out, source):
     = (pairs, kind, params, pos, quat, margin_body)``, ``out`` the five output arrays; the manifold of pair
     ``p`` goes to row ``p``, except where the manifold cache has given the pair its manifold already
     (``source[p]`` ≥ 0, ``manifold_cache.reuse_manifolds``). Uses scratch arrays of its own and releases
-    the GIL (``nogil``), so that several threads can run it at once on different shares.
+    the GIL (as every kernel does), so that several threads can run it at once on different shares.
 
     Shares taken from a counter rather than dealt out in turn (thread i of n taking shares i, i + n, …):
     the pool's worker starts some tens of µs after the calling thread, which then waited for it at the
@@ -329,7 +329,7 @@ def collide_pairs(pairs: np.ndarray, npairs: int, kind: np.ndarray, params: np.n
     threads, shares = share_out(npairs, PARALLEL_PAIRS, SHARES)
     claims = np.zeros(1, np.int64)
     run_on_threads(lambda i, n: collide_shares(claims, shares, npairs, order, bodies, H, out, source),
-                   threads)
+                   threads, more=True)
     return _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth,
                     source)
 
