@@ -107,6 +107,8 @@ hand-off of a step and the next (0.2-0.7 ms on S3 and the S1 pile of 4096)."""
 GRACE_SPINS = 1000
 """How many times a pool worker checks for its next share after the last one of a run of hand-offs,
 before it goes to sleep (some 25 µs): the calling thread takes the GIL back first (see ``_Pool``)."""
+if numba.config.DISABLE_JIT:  # plain Python (a debugger, coverage): a spin would hold the GIL it waits on
+    HANDOFF_SPINS = GRACE_SPINS = 1
 
 
 @kernel
