@@ -21,7 +21,7 @@ import pytest
 
 from sandbox.engine import Sphere, World
 from sandbox.engine.broadphase import BroadPhase
-from sandbox.engine.core import manifold_cache
+from sandbox.engine.core import contact_solver, manifold_cache
 from sandbox.engine.core import threads as threads_module
 from sandbox.engine.core.broadphase import PARALLEL_SWEEP
 from sandbox.engine.core.contact_rows import L
@@ -59,15 +59,16 @@ def build(threads: int) -> World:
 @contextmanager
 def threads_for_any_size():
     """Every step on the threads the world asks for, however few its bodies (``threads.step_threads``),
-    and the manifold cache's two passes on the threads however few rows they have (the mixed scene
-    reuses a handful of manifolds)."""
-    saved = threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS
+    and the manifold cache's two passes and the storing of the impulses on the threads however few rows
+    they have (the mixed scene reuses a handful of manifolds)."""
+    saved = threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS, contact_solver.PARALLEL_STORE
     threads_module.PARALLEL_BODIES = 0
     manifold_cache.PARALLEL_ROWS = 1
+    contact_solver.PARALLEL_STORE = 1
     try:
         yield
     finally:
-        threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS = saved
+        threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS, contact_solver.PARALLEL_STORE = saved
 
 
 @cache

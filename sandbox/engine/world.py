@@ -22,6 +22,7 @@ from .contacts import SCRATCH_KEPT, CollisionEvent, ContactArrays, ContactSolver
 from .core import (
     block_solver,
     contact_prepare,
+    contact_solver,
     events,
     graph_color,
     integrate,
@@ -30,7 +31,6 @@ from .core import (
     substeps,
 )
 from .core.ccd import speculative_margins
-from .core.contact_solver import store_impulses
 from .core.narrowphase import collide_pairs
 from .core.records import SUBSTEP_STAGES, BodyState, Grabs, Joints, SolverContacts, StepSettings
 from .core.threads import available_threads, step_threads, threads_in_use, use_threads
@@ -765,8 +765,9 @@ class World:
                               self._trace_lam, self._trace_vel)
         t2 = time.perf_counter()
         keep = s.keep_buffers(c.count, npts)
-        store_impulses(c.count, c.body_a, c.body_b, c.first, c.npoints, points, c.impulse, keep, max(d.n, 1),
-                       threads_in_use())
+        store_shares = threads_in_use() if c.count >= contact_solver.PARALLEL_STORE else 1
+        contact_solver.store_impulses(c.count, c.body_a, c.body_b, c.first, c.npoints, points, c.impulse,
+                                      keep, max(d.n, 1), store_shares)
         s.keep(c.count)
         if s.scratch_bytes() > SCRATCH_KEPT:
             s.release_scratch()

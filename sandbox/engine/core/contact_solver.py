@@ -602,7 +602,8 @@ def solve_colours(contacts, bodies, coefficients, warm):
 
 
 PARALLEL_STORE = 2048
-"""The fewest manifolds whose impulses ``store_impulses`` copies out on the threads."""
+"""The fewest manifolds whose impulses ``store_impulses`` copies out on the threads (``World`` passes it
+one share below that)."""
 
 
 @helper
@@ -643,12 +644,13 @@ def store_impulses(m, mb_a, mb_b, m_first, m_npoints, pts, out_impulse, keep, nb
     ``StoredImpulses`` record to fill. (The arrays, not the solver's ``SolverContacts`` record, whose
     some thirty arrays numba's dispatcher would inspect on every call: 2 µs a step.)
 
-    The manifolds cut into ``shares`` runs, side by side on the threads (``prange``) from
-    ``PARALLEL_STORE`` manifolds on. Each manifold's rows are its own, so the result is the serial one
-    whatever the runs. What it buys: the copy reads a solver row per point, a cache miss each, 140 µs a
-    step on S3's 12,000 ball contacts; the sub-steps' last parallel loop has just left the threads
-    spinning, so the loop costs no wake-up."""
-    if shares == 1 or m < PARALLEL_STORE:
+    The manifolds cut into ``shares`` runs, side by side on the threads (``prange``) when ``shares`` > 1.
+    Each manifold's rows are its own, so the result is the serial one whatever the runs. What it buys:
+    the copy reads a solver row per point, a cache miss each; on S3's 12,000 ball contacts on two threads
+    it took 99-125 µs a step against 127-150 serially (three alternated runs, twenty-fourth session).
+    Not half: the copy is bound by memory, and the OpenMP thread has mostly gone to sleep during the
+    serial restitution before it, so the loop pays its wake-up."""
+    if shares == 1:
         store_run(int(0), m, mb_a, mb_b, m_first, m_npoints, pts, out_impulse, keep, nbodies)
         return
     for t in prange(shares):
