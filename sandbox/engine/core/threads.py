@@ -217,6 +217,7 @@ class _Pool:
 
 
 _pool: _Pool | None = None
+_pool_lock = threading.Lock()  # two threads' first calls start one pool
 
 
 def _forget_pool() -> None:
@@ -241,5 +242,7 @@ def run_on_threads(task: Callable[[int, int], object], n: int, more: bool = Fals
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     if _pool is None:
-        _pool = _Pool(max(available_threads() - 1, 1))
+        with _pool_lock:
+            if _pool is None:
+                _pool = _Pool(max(available_threads() - 1, 1))
     _pool.run(task, n, more)
