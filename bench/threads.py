@@ -187,11 +187,12 @@ def main() -> None:
         rows = [("step (harness clock)", [statistics.median(ms for ms, _ in per[t]) for t in a.threads])]
         rows += [(s, [statistics.median(st[s] for _, st in per[t]) for t in a.threads])
                  for s in (*STAGES, "cores")]
-        rows += [(f"machine: {name} loop (s)", vals) for name, vals in machine.take().items()]
+        loops = machine.take()
+        rows += [(f"machine: {name} loop (s)", vals) for name, vals in loops.items()]
         for name, vals in rows:
             speed = "" if name == "cores" else f"{vals[0] / vals[-1]:.2f}x" if vals[-1] > 0 else "-"
             print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in vals) + f" | {speed} |")
-        step, compute = rows[0][1], rows[-2][1]
+        step, compute = rows[0][1], loops["compute"]
         if engine_threads.step_threads(max(a.threads), bodies) > 1:
             print(f"\nthe step's speed-up over the compute loop's, in the same runs: "
                   f"{(step[0] / step[-1]) / (compute[0] / compute[-1]):.2f}")
