@@ -96,6 +96,7 @@ def compile_part(part: str) -> None:
         try:
             for _ in range(2):  # the second time, pairs that hardly moved reuse the manifold cache
                 w._collide(pairs, w._margins(n, DT))
+                w._remember()()
         finally:
             manifold_cache.PARALLEL_ROWS = saved
         w.raycast((0.0, 5.0, 0.0), (0.0, -1.0, 0.0))
@@ -104,7 +105,9 @@ def compile_part(part: str) -> None:
         # 58.9 s with sort-and-sweep in the response half)
         _find_pairs(w, list(BROADPHASES))
         return
-    # response: the solver (with no contacts yet, its kernels still compile for their argument types)
+    # response: the solver (with no contacts yet, its kernels still compile for their argument types);
+    # the contact cache's kernels, which _respond also calls, are the detection half's
+    w.contact_cache = False
     for response in RESPONSES:
         w.response = response
         w._respond(n, DT)

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from sandbox.engine import Sphere, World
+from sandbox.engine import world as world_module
 from sandbox.engine.broadphase import BroadPhase
 from sandbox.engine.core import contact_solver, manifold_cache
 from sandbox.engine.core import threads as threads_module
@@ -59,16 +60,20 @@ def build(threads: int) -> World:
 @contextmanager
 def threads_for_any_size():
     """Every step on the threads the world asks for, however few its bodies (``threads.step_threads``),
-    and the manifold cache's two passes and the storing of the impulses on the threads however few rows
-    they have (the mixed scene reuses a handful of manifolds)."""
-    saved = threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS, contact_solver.PARALLEL_STORE
+    the manifold cache's two passes and the storing of the impulses on the threads however few rows
+    they have (the mixed scene reuses a handful of manifolds), and the colouring beside the cache's
+    remembering however few manifolds there are (``world.SIDE_BY_SIDE``)."""
+    saved = (threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS, contact_solver.PARALLEL_STORE,
+             world_module.SIDE_BY_SIDE)
     threads_module.PARALLEL_BODIES = 0
     manifold_cache.PARALLEL_ROWS = 1
     contact_solver.PARALLEL_STORE = 1
+    world_module.SIDE_BY_SIDE = 0
     try:
         yield
     finally:
-        threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS, contact_solver.PARALLEL_STORE = saved
+        (threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS, contact_solver.PARALLEL_STORE,
+         world_module.SIDE_BY_SIDE) = saved
 
 
 @cache

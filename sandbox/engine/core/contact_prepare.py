@@ -67,16 +67,18 @@ PERSISTENCE_DISTANCE = 0.05  # m: a point within this of last step's (in body A'
 
 
 @kernel
-def match_previous(m, mb_a, mb_b, m_first, previous, nbodies, match):
+def match_previous(m, mb_a, mb_b, previous, nbodies, match):
     """``match[i]``: the row of last step's manifolds (``previous``, a ``StoredImpulses``) with manifold
-    i's body pair, or −1. Both lists are sorted by pair, so this is one merge."""
+    i's body pair, or −1. Both lists are sorted by pair, so this is one merge. Only the manifolds that get
+    solver points read theirs (``prepare_blocks``), so it needs nothing of the colouring and can run beside
+    it (``World._respond``)."""
     prev_m, prev_key = previous.count, previous.keys
     j = 0
     for i in range(m):
         key = pair_key(mb_a[i], mb_b[i], nbodies)
         while j < prev_m and prev_key[j] < key:
             j += 1
-        match[i] = j if (j < prev_m and prev_key[j] == key and m_first[i] >= 0) else -1
+        match[i] = j if (j < prev_m and prev_key[j] == key) else -1
 
 
 def prepare_contacts(nb: int, blocks: Blocks, manifolds: Manifolds, m_first: np.ndarray, bodies: BodyState,

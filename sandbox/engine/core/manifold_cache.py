@@ -283,7 +283,8 @@ def reuse_manifolds(pairs: np.ndarray, npairs: int, kind: np.ndarray, pos: np.nd
 
 
 def remember_manifolds(m: int, manifolds: Manifolds, source: np.ndarray, kind: np.ndarray, pos: np.ndarray,
-                       quat: np.ndarray, nbodies: int, cache: CachedManifolds) -> tuple[int, int]:
+                       quat: np.ndarray, nbodies: int, cache: CachedManifolds,
+                       shared: bool = True) -> tuple[int, int]:
     """Make ``cache`` (holding last step's entries) this step's, from this step's ``m`` ``manifolds``;
     returns the number of entries and of their points. A manifold of a pair with a sphere or a capsule,
     which ``reuse_rows`` never reuses, gets no entry. A reused one keeps its old entry (row
@@ -300,8 +301,11 @@ def remember_manifolds(m: int, manifolds: Manifolds, source: np.ndarray, kind: n
     writes them. What leaving out the round pairs buys: S3's 4000 balls, some 12,000 manifolds, keep no entry
     where each had one (its key, bodies and point count, and zeros for the rest): 0.23 ms a step of one
     thread, and as much on two, where the pool's hand-off cost what the second thread saved; on the S1 pile,
-    three manifolds in four are round."""
-    threads, shares = share_out(m, PARALLEL_ROWS, ROW_SHARES)
+    three manifolds in four are round.
+
+    ``shared`` False keeps both passes on the calling thread (``World`` runs this beside the colouring, on
+    a thread of its own)."""
+    threads, shares = share_out(m, PARALLEL_ROWS, ROW_SHARES) if shared else (1, 1)
     entry_of = np.empty(max(m, 1), np.int64)
     frame_below = PARALLEL_ROWS if threads > 1 else m + 1  # fewer entries are framed in the first pass
     n, points = move_entries(m, manifolds, source, kind, entry_of, frame_below, pos, quat, nbodies, cache)
