@@ -315,3 +315,66 @@ def test_a_pass_shared_out_over_more_shares_than_threads_neither_hangs_nor_chang
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            timeout=300)
     assert other.stdout.strip() == reference.state_hash()
+
+
+def test_body_regions_cut_the_moving_bodies_into_slabs_of_equal_counts_across_their_widest_spread():
+    from sandbox.engine.core.graph_color import REGION_BINS, body_regions
+
+    rng = np.random.default_rng(3)
+    n = 2000
+    pos = rng.uniform((-1.0, 0.0, -10.0), (1.0, 2.0, 10.0), (n, 3))  # widest along z
+    moving = np.ones(n, np.bool_)
+    moving[:100] = False
+    for regions in (1, 2, 3, 4):
+        region = body_regions(n, moving, pos, regions)
+        assert (region[:100] == 0).all()  # a body that does not move: region 0
+        r, z = region[moving], pos[moving, 2]
+        counts = np.bincount(r, minlength=regions)
+        assert len(counts) == regions
+        # equal counts to within a histogram bin of bodies (some 1900 / REGION_BINS each, 3x for luck)
+        assert np.abs(counts - moving.sum() / regions).max() <= 3 * moving.sum() / REGION_BINS + 1
+        # slabs: every body of a region lies below every body of the next, along z (up to a shared bin)
+        for k in range(regions - 1):
+            assert z[r == k].max() <= z[r == k + 1].min() + 20.0 / REGION_BINS
+
+
+def test_body_regions_survive_bodies_that_are_not_finite_or_all_in_one_place():
+    from sandbox.engine.core.graph_color import body_regions
+
+    pos = np.zeros((5, 3))
+    moving = np.ones(5, np.bool_)
+    assert (body_regions(5, moving, pos, 2) >= 0).all()  # no spread at all
+    pos[1] = (np.nan, 0.0, 0.0)
+    pos[2] = (np.inf, 1.0, 0.0)
+    pos[3] = (1.0, 2.0, 3.0)
+    region = body_regions(5, moving, pos, 2)
+    assert ((region >= 0) & (region < 2)).all()
+
+
+def test_each_colour_keeps_a_regions_manifolds_together():
+    """``color_contacts`` orders a colour's manifolds by region (``body_regions``: one per thread) before
+    point count, and cuts no block across two regions, so that the solver's thread for a region takes a
+    run of blocks of its own in every colour. Here 200 manifolds of disjoint pairs (all of colour 0),
+    their regions alternating in the manifolds' order, their point counts varying."""
+    from sandbox.engine.contacts import ContactSolverData
+    from sandbox.engine.core.graph_color import color_contacts
+
+    m = 200
+    body_a, body_b = np.arange(0, 2 * m, 2), np.arange(1, 2 * m, 2)
+    npoints = np.arange(m) % 4 + 1
+    moving = np.ones(2 * m, np.bool_)
+    body_region = (np.arange(2 * m) // 2) % 2  # manifold i's bodies are in region i mod 2
+    s = ContactSolverData()
+    s.ensure(int(npoints.sum()), m, 2 * m)
+    blocks = s.blocks_record()
+    first = np.zeros(m, np.int64)
+    nb, wide, *_ = color_contacts(m, body_a, body_b, npoints, moving, first, s.cidx, blocks, s.mask,
+                                  np.full(m, -1, np.int64), body_region, 2)
+    assert wide == nb and (blocks.color[:m] == 0).all()
+    block_regions = []
+    for b in range(nb):
+        lanes = blocks.order[blocks.start[b]:blocks.start[b] + blocks.lanes[b]]
+        assert len(set(body_region[body_a[lanes]])) == 1  # no block across two regions
+        block_regions.append(body_region[body_a[lanes[0]]])
+    assert block_regions == sorted(block_regions) and set(block_regions) == {0, 1}
+    assert sorted(blocks.order[:m]) == list(range(m))  # every manifold once

@@ -762,8 +762,14 @@ class World:
         remember = self._remember(not side_by_side)
 
         def colour() -> None:
-            s.colouring = (graph_color.color_contacts(c.count, c.body_a, c.body_b, c.npoints, moving, c.first,
-                                                      s.cidx, blocks, s.mask, island), c.first)
+            # a region of bodies per thread, each region's manifolds kept together in each colour (see
+            # graph_color.body_regions); one thread: one region
+            regions = threads_in_use()
+            region = (graph_color.body_regions(n, moving, d.pos, regions) if regions > 1
+                      else np.zeros(max(n, 1), np.int64))
+            coloured = graph_color.color_contacts(c.count, c.body_a, c.body_b, c.npoints, moving, c.first,
+                                                  s.cidx, blocks, s.mask, island, region, regions)
+            s.colouring = (coloured, c.first)
 
         def remember_and_match() -> None:
             remember()

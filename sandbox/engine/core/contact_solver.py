@@ -530,8 +530,9 @@ def solve_colours(contacts, bodies, coefficients, warm):
     (``V`` and ``D`` hold a set per thread in use, ``ContactSolverData.lane_rows``), and the result is the
     serial one, bit for bit, whichever thread solves which block. One parallel loop (``prange``) runs the
     whole pass: its threads take a colour's blocks one at a time from shared counters, each first from
-    its own contiguous part of the colour (the blocks come in the order of their first body, so a thread
-    keeps mostly the same bodies from colour to colour), then from what is left of the others', and wait
+    its own contiguous part of the colour (a colour's blocks come region by region, one region of bodies
+    per thread, ``graph_color.body_regions``, so a thread keeps mostly the same bodies from colour to
+    colour), then from what is left of the others', and wait
     at the colour's end until all of them are solved (``atomics.py``), so a pass costs one launch, not one
     per colour. With a single set of lane rows (one thread in use) or fewer than ``PARALLEL_BLOCKS`` blocks
     the pass runs on the calling thread, with no launch.

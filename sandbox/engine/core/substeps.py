@@ -178,15 +178,16 @@ def velocity_stage(shares, bodies, gravity, h, linear_damping, angular_damping, 
     ``load``, copy them into the wide solver's rows (``contact_solver.load_solver_bodies``); the bodies
     cut into ``shares`` runs, side by side on the threads (``prange``) when ``shares`` > 1.
 
-    What it buys, beside the threads' arithmetic: the solver's threads take each colour's blocks in runs
-    of the same order (``contact_solver.solve_colours``), and the blocks come in the order of their
-    first body, so each thread mostly finds the rows of its run of bodies in its own cache, and the
-    thread that solves next finds the loop it waits in still spinning (``threads.py``). Serial, the
-    calling thread drew every row from the other core's cache, and the other went to sleep. On S3's 4000
-    spheres on two threads (medians of five alternated runs, twenty-second session) the warm start
-    stage went from 0.58 to 0.38 ms a step, the integration of the positions from 0.27 to 0.18, the
-    relax from 0.74 to 0.53. Each body's work is its own, so the result is the serial one whatever the
-    runs."""
+    What it buys, beside the threads' arithmetic: the thread that solves next finds the loop it waits in
+    still spinning (``threads.py``), and each thread finds many of the rows of its run of bodies in its
+    own cache. Serial, the calling thread drew every row from the other core's cache, and the other went
+    to sleep. On S3's 4000 spheres on two threads (medians of five alternated runs, twenty-second
+    session) the warm start stage went from 0.58 to 0.38 ms a step, the integration of the positions
+    from 0.27 to 0.18, the relax from 0.74 to 0.53. (The runs here are runs of rows, while the solver's
+    threads keep regions of space, ``graph_color.body_regions``; in a pile built layer by layer the two
+    are close, and on the S1 pile of 4096 these stages took as long after the solver took regions as
+    before, twenty-fifth session.) Each body's work is its own, so the result is the serial one
+    whatever the runs."""
     n = bodies.n
     if shares == 1:
         velocity_run(int(0), n, bodies, gravity, h, linear_damping, angular_damping, load)
