@@ -547,9 +547,13 @@ def solve_colours(contacts, bodies, coefficients, warm):
     contiguous part of the colour (the warm start 121, 109 and 82 µs against 128 on one thread; the S1
     pile of 4096, 324 blocks in 12 colours: 141 and 95 µs against 199 and 123 on one thread, 155 and 111
     with a loop per colour; twenty-second session, each pass alone, repeated). Before the loops per colour
-    (fourteenth session) a pass ran on the calling thread; the memory the lanes stream, the contact rows,
-    is shared by the cores, which bounds what a second thread can add (``python -m bench.threads`` prints
-    the machine's ceiling each run)."""
+    (fourteenth session) a pass ran on the calling thread. What held the pile's passes back after that
+    was not the memory the lanes stream but the bodies' rows going from one core's cache to the other's
+    (twenty-fifth session: with a private copy of the bodies per thread and no waiting at the colours'
+    ends, a pass on two threads took 68-73 µs for the warm start and 110-121 for a plain one; with the
+    waits, 85-89 and 134-143; shared, as the solver must, 112-141 and 136-170); a
+    colour's blocks now come region by region (``graph_color.body_regions``), and the shared pass takes
+    80 and 121 µs."""
     c = coefficients  # in float32, as the lanes compute (a float64 field would widen their arithmetic)
     coefficients = NormalCoefficients(np.float32(c.inv_h), np.float32(c.bias_rate), np.float32(c.mass_scale),
                                       np.float32(c.impulse_scale), np.float32(c.max_push),
