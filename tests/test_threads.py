@@ -22,7 +22,7 @@ import pytest
 from sandbox.engine import Sphere, World
 from sandbox.engine import world as world_module
 from sandbox.engine.broadphase import BroadPhase
-from sandbox.engine.core import contact_solver, manifold_cache
+from sandbox.engine.core import contact_solver, graph_color, manifold_cache
 from sandbox.engine.core import threads as threads_module
 from sandbox.engine.core.broadphase import PARALLEL_SWEEP
 from sandbox.engine.core.contact_rows import L
@@ -62,18 +62,20 @@ def threads_for_any_size():
     """Every step on the threads the world asks for, however few its bodies (``threads.step_threads``),
     the manifold cache's two passes and the storing of the impulses on the threads however few rows
     they have (the mixed scene reuses a handful of manifolds), and the colouring beside the cache's
-    remembering however few manifolds there are (``world.SIDE_BY_SIDE``)."""
+    remembering, its colours cut in a region per thread, however few manifolds there are
+    (``world.SIDE_BY_SIDE``, ``graph_color.REGION_MANIFOLDS``)."""
     saved = (threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS, contact_solver.PARALLEL_STORE,
-             world_module.SIDE_BY_SIDE)
+             world_module.SIDE_BY_SIDE, graph_color.REGION_MANIFOLDS)
     threads_module.PARALLEL_BODIES = 0
     manifold_cache.PARALLEL_ROWS = 1
     contact_solver.PARALLEL_STORE = 1
     world_module.SIDE_BY_SIDE = 0
+    graph_color.REGION_MANIFOLDS = 1
     try:
         yield
     finally:
         (threads_module.PARALLEL_BODIES, manifold_cache.PARALLEL_ROWS, contact_solver.PARALLEL_STORE,
-         world_module.SIDE_BY_SIDE) = saved
+         world_module.SIDE_BY_SIDE, graph_color.REGION_MANIFOLDS) = saved
 
 
 @cache

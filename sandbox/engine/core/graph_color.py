@@ -165,6 +165,10 @@ def same_graph(m, mb_a, mb_b, m_npoints, moving, island, last_count, last_a, las
 
 
 REGION_BINS = 256
+REGION_MANIFOLDS = 1024
+"""The fewest manifolds per region (``body_regions``) that ``World`` asks for, whatever the thread count:
+each region's manifolds fill blocks of their own in every colour, so a region of few manifolds leaves
+many lanes of its blocks empty (measured with two regions only, on a machine of two cores)."""
 
 
 @helper(inline="always")
