@@ -118,3 +118,31 @@ def test_callbacks_receive_the_same_events():
     w.remove_body(ball)
     w.step(DT)
     assert [e.kind for e in seen] == ["begin", "end"]
+
+
+def test_touching_pairs_are_those_with_an_overlap_or_an_impulse():
+    """A pair touches after a step when a point of its manifold overlaps or took an impulse
+    (``contact_solver.store_impulses`` marks it, ``events.touching_keys`` reads the marks): a sleeping
+    stack, whose manifolds get no solver points and so no impulse, touches by its overlaps; a box held
+    just above it, within the speculative margin, has a manifold and does not touch."""
+    w, bodies = stack()
+    w.sleeping = True
+    w.gravity = (0.0, -9.81, 0.0)
+    hover = w.add_body(Box((0.5, 0.5, 0.5)), position=(0, 2.51, 0), mass=0.0)  # 1 cm above the stack
+    for _ in range(240):
+        w.step(DT)
+    assert not any(b.awake for b in bodies[1:])  # the stack sleeps
+    c = w.contacts
+    n = w.data.n
+    expected, speculative = set(), set()
+    for i in range(c.count):
+        k = c.npoints[i]
+        a, b = sorted((int(c.body_a[i]), int(c.body_b[i])))
+        if (c.depth[i, :k] > 0).any() or (c.impulse[i, :k] > 0).any():
+            expected.add(a * n + b)
+        else:
+            speculative.add((a, b))
+    assert (bodies[2].index, hover.index) in speculative
+    assert {(0, 1), (1, 2)} <= {divmod(key, n) for key in expected}
+    assert not (c.impulse[: c.count] > 0).any()  # asleep: the overlaps alone make them touch
+    assert set(w._touching.tolist()) == expected

@@ -192,6 +192,7 @@ class World:
         self._begin_callbacks: list[Callable[[CollisionEvent], None]] = []
         self._end_callbacks: list[Callable[[CollisionEvent], None]] = []
         self._touching = np.zeros(0, np.int64)  # sorted pair keys touching after the last step
+        self._touched = (np.zeros(1, np.int64), np.zeros(1, np.bool_))  # see _respond
         self._touching_n = 1  # the row count those keys were made with (pair_key's n)
         self._no_grabs: Grabs | None = None
         self._pending_events: list[CollisionEvent] = []
@@ -808,8 +809,10 @@ class World:
         t2 = time.perf_counter()
         keep = s.keep_buffers(c.count, npts)
         store_shares = threads_in_use() if c.count >= contact_solver.PARALLEL_STORE else 1
+        touching = np.empty(max(c.count, 1), np.bool_)
         contact_solver.store_impulses(c.count, c.body_a, c.body_b, c.first, c.npoints, points, c.impulse,
-                                      keep, max(d.n, 1), store_shares)
+                                      keep, max(d.n, 1), store_shares, c.depth, touching)
+        self._touched = (keep.keys, touching)  # this step's pair keys and which touch (_emit_events)
         s.keep(c.count)
         if s.scratch_bytes() > SCRATCH_KEPT:
             s.release_scratch()
@@ -898,7 +901,7 @@ class World:
         m = c.count
         keys = np.empty(max(m, 1), np.int64)
         rows = np.empty(max(m, 1), np.int64)
-        t = events.touching_keys(m, c.body_a, c.body_b, c.npoints, c.depth, c.impulse, n, keys, rows)
+        t = events.touching_keys(m, *self._touched, keys, rows)
         old = self._touching
         if self._touching_n != n:
             # (a, b) ↦ a·n + b keeps the lexicographic order, so the re-keyed list stays sorted

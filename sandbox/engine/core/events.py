@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import kernel
-from .layout import pair_key
 
 
 @kernel
@@ -54,20 +53,15 @@ def diff_touching(new_keys, new_rows, old_keys, nbodies, alive, awake, out_keys,
 
 
 @kernel
-def touching_keys(m, body_a, body_b, npoints, depth, impulse, nbodies, keys, rows):
+def touching_keys(m, pair_keys, touching, keys, rows):
     """The pairs touching after the step, as sorted keys (``keys``) with their manifold rows (``rows``):
-    a manifold touches when a point overlaps or took an impulse (a bounce can start and end within a
-    step). Manifolds come sorted by pair, so the keys usually are; if not, they are sorted here.
-    Returns how many."""
+    the ``pair_keys`` of the ``m`` manifolds with ``touching`` set (a point overlaps or took an impulse: a
+    bounce can start and end within a step; ``contact_solver.store_impulses`` fills both). Manifolds come
+    sorted by pair, so the keys usually are; if not, they are sorted here. Returns how many."""
     t = 0
     for i in range(m):
-        touching = False
-        for p in range(npoints[i]):
-            touching = touching or depth[i, p] > 0.0 or impulse[i, p] > 0.0
-        if touching:
-            a = body_a[i]
-            b = body_b[i]
-            keys[t] = pair_key(a, b, nbodies)
+        if touching[i]:
+            keys[t] = pair_keys[i]
             rows[t] = i
             t += 1
     for k in range(1, t):
