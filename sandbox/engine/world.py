@@ -766,8 +766,7 @@ class World:
             # a region of bodies per thread, each region's manifolds kept together in each colour (see
             # graph_color.body_regions); one thread: one region
             regions = max(1, min(threads_in_use(), c.count // graph_color.REGION_MANIFOLDS))
-            region = (graph_color.body_regions(n, moving, d.pos, regions) if regions > 1
-                      else np.zeros(max(n, 1), np.int64))
+            region = graph_color.body_regions(n, moving, d.pos, regions)
             coloured = graph_color.color_contacts(c.count, c.body_a, c.body_b, c.npoints, moving, c.first,
                                                   s.cidx, blocks, s.mask, island, region, regions)
             s.colouring = (coloured, c.first)

@@ -183,8 +183,9 @@ def _bin(x, lo, scale):
 def body_regions(n, moving, pos, regions):
     """Each body's region, 0 to ``regions`` − 1: slabs across the axis along which the moving bodies
     spread most, each holding about as many of them (cut at the quantiles of a histogram of
-    ``REGION_BINS`` bins); a body that does not move gets region 0. One region per thread: a spatial
-    partition of the contact graph, as a parallel solver's "islands" or domains are, for locality only.
+    ``REGION_BINS`` bins); a body that does not move, or any body when ``regions`` is 1, gets region
+    0. One region per thread: a spatial partition of the contact graph, as a parallel solver's "islands"
+    or domains are, for locality only.
 
     What it buys: ``color_contacts`` keeps the manifolds of a region together within each colour, so the
     thread that solves a region's blocks in one colour solves them in the next too, and finds their
@@ -200,6 +201,8 @@ def body_regions(n, moving, pos, regions):
     which order a colour's blocks are solved change no result; the state hashes of the showcase scenes,
     S3 and the pile on one and two threads are those of the colouring without regions."""
     out = np.zeros(max(n, 1), np.int64)
+    if regions <= 1:
+        return out
     # the axis of the largest spread, from the first moving body's position on (scalars and plain
     # comparisons: each numpy or builtin function used here would be one more for numba to compile)
     count = 0
