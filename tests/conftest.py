@@ -12,3 +12,6 @@ if os.environ.get("CI"):
 # the tests read the app's English text: run them in English whatever the machine's locale says
 # (tests/test_i18n.py switches languages itself)
 os.environ["SANDBOX_LANG"] = "en"
+# every call of a kernel marked same_types goes through numba's type check, and one with other types than
+# its first call's fails (engine/core/jit.py: SameTypesDispatcher); read when jit.py is imported
+os.environ["SANDBOX_CHECK_KERNEL_TYPES"] = "1"

@@ -105,6 +105,38 @@ def test_the_decorators_take_a_signature_and_options_as_njit_does():
     assert inverse(0.0) == np.inf  # the copy keeps the helper's options
 
 
+def twice_the_sum(values):
+    """A small function for the ``same_types`` tests, each compiling a fresh kernel of it."""
+    return 2.0 * values.sum()
+
+
+def test_a_same_types_kernel_calls_its_entry_point_directly_after_the_first_call(monkeypatch):
+    monkeypatch.setattr(jit, "CHECK_TYPES", False)  # as outside the tests
+    k = jit.kernel(same_types=True)(twice_the_sum)
+    assert isinstance(k, jit.SameTypesDispatcher)
+    assert k(np.arange(4.0)) == 12.0  # the first call: numba's dispatcher
+    (only,) = k.overloads.values()
+    assert k.__dict__["_entry"] is only.entry_point
+    calls = []
+
+    def counted(*args):
+        calls.append(args)
+        return only.entry_point(*args)
+
+    k._entry = counted
+    assert k(np.ones(3)) == 6.0 and len(calls) == 1  # the later ones: the entry point
+    assert len(k.overloads) == 1
+
+
+def test_the_tests_call_same_types_kernels_through_the_type_check_which_refuses_other_types():
+    assert jit.CHECK_TYPES  # tests/conftest.py
+    k = jit.kernel(same_types=True)(twice_the_sum)
+    assert k(np.arange(4.0)) == 12.0 and k(np.ones(2)) == 4.0
+    assert "_entry" not in k.__dict__  # every call checked
+    with pytest.raises(TypeError, match="twice_the_sum"):
+        k(np.arange(4))  # int64: another signature, which outside the tests would be read as float64
+
+
 def test_a_helper_gets_no_machine_code_of_its_own_the_kernel_calling_it_carries_it():
     @jit.helper
     def thrice(x):

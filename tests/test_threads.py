@@ -10,7 +10,9 @@ joint.
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -19,10 +21,10 @@ from functools import cache
 import numpy as np
 import pytest
 
-from sandbox.engine import Sphere, World
+from sandbox.engine import Sphere, World, core
 from sandbox.engine import world as world_module
 from sandbox.engine.broadphase import BroadPhase
-from sandbox.engine.core import contact_solver, graph_color, manifold_cache
+from sandbox.engine.core import contact_solver, graph_color, jit, manifold_cache
 from sandbox.engine.core import threads as threads_module
 from sandbox.engine.core.broadphase import PARALLEL_SWEEP
 from sandbox.engine.core.contact_rows import L
@@ -120,6 +122,28 @@ def test_a_world_below_parallel_bodies_steps_on_one_thread():
 @needs_two
 def test_one_and_two_threads_give_the_same_state():
     assert final_hash(1) == final_hash(2)
+
+
+def test_the_step_gives_the_same_state_through_the_kernels_entry_points(monkeypatch):
+    # the tests call the step's same_types kernels through numba's type check (tests/conftest.py); the
+    # app and the benchmarks call their entry points directly after the first call (jit.SameTypesDispatcher)
+    checked = final_hash(1)
+    names = (f"{core.__name__}.{m.name}" for m in pkgutil.iter_modules(core.__path__))
+    modules = [importlib.import_module(name) for name in names]
+    found = {id(k): k for m in modules for k in vars(m).values() if isinstance(k, jit.SameTypesDispatcher)}
+    kernels = list(found.values())
+    monkeypatch.setattr(jit, "CHECK_TYPES", False)
+    try:
+        w = build(1)
+        with threads_for_any_size():
+            for _ in range(STEPS):
+                w.step(1.0 / 60.0)
+        direct = [k for k in kernels if "_entry" in k.__dict__]
+    finally:
+        for k in kernels:
+            k.__dict__.pop("_entry", None)
+    assert len(direct) >= 15  # the step's kernels went straight to their entry points
+    assert w.state_hash() == checked
 
 
 @needs_two

@@ -132,7 +132,7 @@ def island_view(isl, k):
                          isl.lb[k], isl.U, isl.W)
 
 
-@kernel
+@kernel(same_types=True)
 def mark_stiff_islands(m, mb_a, mb_b, m_npoints, moving, inv_mass, parent, island):
     """``island[i]``: for each of the ``m`` manifolds, the number of the island of moving bodies it belongs
     to (union–find as in ``islands.py``, static bodies joining nothing; the islands numbered 0, 1, …)

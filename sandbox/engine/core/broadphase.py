@@ -37,7 +37,7 @@ SWEEP_ROWS = 64
 """Boxes per run of a share of the sweep."""
 
 
-@kernel
+@kernel(same_types=True)
 def compute_aabbs(n, alive, kind, params, pos, quat, H, margin_body, aabb_min, aabb_max):
     """World axis-aligned bounding box of each live body, grown by ``margin_body[i]`` on every side.
 
@@ -104,7 +104,7 @@ def emit_pair(pairs, count, i, j):
     return count + 1
 
 
-@kernel
+@kernel(same_types=True)
 def sort_pairs(pairs, count, n, tmp, counts):
     """Sort ``pairs[:count]`` lexicographically, in place, in O(count + n).
 
@@ -230,7 +230,7 @@ def sweep_share(t, shares, m, sbox, sidx, sstatic, flags, pairs):
     return count
 
 
-@kernel
+@kernel(same_types=True)
 def sap_sort(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx, sbox, sstatic):
     """The sort of ``sap_pairs``: ``order`` (persistent between steps, a permutation of ``0..n-1``) sorted
     by the boxes' minimum along the axis of greatest variance, by insertion sort when the axis is that of
@@ -263,7 +263,7 @@ def sap_sort(n, alive, static, aabb_min, aabb_max, order, prev_axis, skey, sidx,
     return axis, m
 
 
-@kernel
+@kernel(same_types=True)
 def sweep_shares(claims, shares, m, sbox, sidx, sstatic, pairs, found):
     """The next share not yet taken (counted in ``claims[0]``, ``atomics.py``), again until none is left,
     of the sweep of the ``m`` gathered boxes cut into ``shares`` (``sweep_share``), share t writing its
@@ -278,7 +278,7 @@ def sweep_shares(claims, shares, m, sbox, sidx, sstatic, pairs, found):
         t = atomic_add(claims, 0, 1)
 
 
-@kernel
+@kernel(same_types=True)
 def close_up(pairs, found):
     """The pairs of ``sweep_shares``, found[t] of them at the start of the t-th of ``len(found)`` equal
     regions of ``pairs``, moved down into one run at the front; returns how many. When a share found

@@ -23,7 +23,7 @@ from .jit import kernel
 from .vecmath import length, load3
 
 
-@kernel
+@kernel(same_types=True)
 def speculative_margins(n, vel, angvel, radius, dt, base, cap, out):
     """``out[i] = base + min((|v| + |ω|·r)·dt, cap)``: how far before touching body i's contacts are
     made: ``base`` always (contacts a little before touching keep resting contacts steady), plus the

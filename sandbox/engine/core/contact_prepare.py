@@ -66,7 +66,7 @@ from .vecmath import (
 PERSISTENCE_DISTANCE = 0.05  # m: a point within this of last step's (in body A's frame) is the same point
 
 
-@kernel
+@kernel(same_types=True)
 def match_previous(m, mb_a, mb_b, previous, nbodies, match):
     """``match[i]``: the row of last step's manifolds (``previous``, a ``StoredImpulses``) with manifold
     i's body pair, or −1. Both lists are sorted by pair, so this is one merge. Only the manifolds that get
@@ -107,7 +107,7 @@ def prepare_contacts(nb: int, blocks: Blocks, manifolds: Manifolds, m_first: np.
     run_on_threads(share, shares)
 
 
-@kernel
+@kernel(same_types=True)
 def prepare_blocks(claims, nb, blocks, manifolds, m_first, bodies, rules, match, source, previous,
                    warm_starting, anchors_b, pts, Inv):
     """Turn the ``manifolds`` of the next block below ``nb`` not yet taken (counted in ``claims[0]``,

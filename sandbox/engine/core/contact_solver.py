@@ -643,7 +643,7 @@ def store_run(lo, hi, mb_a, mb_b, m_first, m_npoints, pts, out_impulse, keep, nb
         touching[i] = touches
 
 
-@kernel(parallel=True)
+@kernel(parallel=True, same_types=True)
 def store_impulses(m, mb_a, mb_b, m_first, m_npoints, pts, out_impulse, keep, nbodies, shares, depth,
                    touching):
     """Copy the accumulated impulses of the ``m`` manifolds (bodies, first point and point count each;

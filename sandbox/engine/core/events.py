@@ -10,7 +10,7 @@ import numpy as np
 from .jit import kernel
 
 
-@kernel
+@kernel(same_types=True)
 def diff_touching(new_keys, new_rows, old_keys, nbodies, alive, awake, out_keys, begin_rows, end_keys):
     """Merge this step's touching keys ``new_keys`` (sorted, with their manifold rows ``new_rows``) with
     last step's ``old_keys`` (sorted).
@@ -52,7 +52,7 @@ def diff_touching(new_keys, new_rows, old_keys, nbodies, alive, awake, out_keys,
     return no, nb, ne
 
 
-@kernel
+@kernel(same_types=True)
 def touching_keys(m, pair_keys, touching, keys, rows):
     """The pairs touching after the step, as sorted keys (``keys``) with their manifold rows (``rows``):
     the ``pair_keys`` of the ``m`` manifolds with ``touching`` set (a point overlaps or took an impulse: a

@@ -26,7 +26,7 @@ colour share no moving body, so they can run side by side; with fewer, the paral
 than it saves."""
 
 
-@kernel
+@kernel(same_types=True)
 def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask, island, body_region,
                    regions):
     """Colour the manifolds and cut the colours into ``blocks`` (a ``Blocks`` record, filled here).
@@ -138,7 +138,7 @@ def color_contacts(m, mb_a, mb_b, m_npoints, moving, m_first, cidx, blocks, mask
     return nb, wide, direct if direct >= 0 else nb, off, k
 
 
-@kernel
+@kernel(same_types=True)
 def same_graph(m, mb_a, mb_b, m_npoints, moving, island, last_count, last_a, last_b, last_code):
     """Whether ``color_contacts`` would colour this step's ``m`` manifolds exactly as it coloured last
     step's, whose inputs ``last_count[0]``, ``last_a``, ``last_b`` and ``last_code`` hold: the same
@@ -179,7 +179,7 @@ def _bin(x, lo, scale):
     return int(k) if 0.0 <= k <= REGION_BINS else 0
 
 
-@kernel
+@kernel(same_types=True)
 def body_regions(n, moving, pos, regions):
     """Each body's region, 0 to ``regions`` − 1: slabs across the axis along which the moving bodies
     spread most, each holding about as many of them (cut at the quantiles of a histogram of

@@ -105,7 +105,7 @@ def integrate_positions(lo, hi, moving, pos, quat, vel, angvel, inv_inertia_loca
         store_mat(inv_inertia, i, inv_i if is_isotropic(inv_i) else rotate_inertia(quat_to_mat(q), inv_i))
 
 
-@kernel
+@kernel(same_types=True)
 def clear_forces(n, force, torque):
     """Zero the force and torque accumulators after a step has used them."""
     for i in range(n):

@@ -124,7 +124,7 @@ def first_row(keys, cm, key):
     return lo
 
 
-@kernel
+@kernel(same_types=True)
 def reuse_shares(claims, shares, npairs, pairs, kind, pos, quat, nbodies, cache, cm, out, source, found):
     """``reuse_rows`` over the ``npairs`` candidate pairs cut into ``shares`` runs, the calling thread taking
     the next run t not yet taken (``claims[0]``, ``atomics.py``) until none is left, and writing how many
@@ -152,7 +152,7 @@ are Python's executor of threads'; the pool that replaced it (``threads._Pool``,
 ends a hand-off some 20 µs sooner, and the threshold has not been measured again."""
 
 
-@kernel
+@kernel(same_types=True)
 def move_entries(m, manifolds, source, kind, entry_of, frame_below, pos, quat, nbodies, cache):
     """The first pass of ``remember_manifolds``: which of this step's ``m`` ``manifolds`` get an entry (those
     without a sphere or a capsule, the pairs ``reuse_rows`` may reuse: manifold ``entry_of[j]`` gets

@@ -206,7 +206,7 @@ def _sort_run(pairs, lo, hi, kind, source, order, start):
     start[0] = lo
 
 
-@kernel
+@kernel(same_types=True)
 def collide_shares(claims, shares, npairs, order, bodies, H, out, source):
     """The first pass of ``collide_pairs``, nearly all its work: the next share not yet taken of
     ``shares`` (counted in ``claims[0]``, ``atomics.py``), again until none is left, each share the runs
@@ -258,7 +258,7 @@ def collide_shares(claims, shares, npairs, order, bodies, H, out, source):
     keep_alive((normal, pts_a, pts_b, depths, start))
 
 
-@kernel
+@kernel(same_types=True)
 def _compact(pairs, npairs, kind, out_a, out_b, out_normal, out_npoints, out_pa, out_pb, out_depth, source):
     """The second pass of ``collide_pairs``: move the rows that hold a manifold down to the front, keeping
     the pairs' order, ``source`` with them, and record each one's bodies in kind order; returns how many

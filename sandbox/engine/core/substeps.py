@@ -238,7 +238,7 @@ def store_stage(shares, bodies):
         store_solver_velocities(bodies, s * n // shares, (s + 1) * n // shares)
 
 
-@kernel
+@kernel(same_types=True)
 def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, trace_vel):
     """Advance the velocities and positions of the moving bodies by ``settings.dt`` in
     ``settings.substeps`` sub-steps with the response method ``settings.response``, ``settings.iterations``

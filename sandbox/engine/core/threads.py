@@ -111,7 +111,7 @@ if numba.config.DISABLE_JIT:  # plain Python (a debugger, coverage): a spin woul
     HANDOFF_SPINS = GRACE_SPINS = 1
 
 
-@kernel
+@kernel(same_types=True)
 def _await_share(signals, w, taken, report, spins):
     """Worker ``w`` of the pool: count its last share done (with ``report``), then wait, spinning, until a
     share after the ``taken`` it has taken is posted (``signals[2w]``, counted by the calling thread), up
@@ -125,7 +125,7 @@ def _await_share(signals, w, taken, report, spins):
     return False
 
 
-@kernel
+@kernel(same_types=True)
 def _await_workers(signals, workers, spins):
     """The calling thread: wait, spinning with the GIL released, until workers 0 … ``workers`` − 1 of the
     pool have each done every share posted to them, up to ``spins`` checks; returns whether they have."""
