@@ -164,19 +164,20 @@ def load_solver_rotations(bodies, lo, hi):
 
 
 @helper
-def mark_wide_bodies(contacts, bodies):
-    """Flag in ``bodies.solver`` (column ``SWIDE``) the bodies of the manifolds in coloured blocks: the ones
-    whose velocities the wide solver's passes work on this step; and write each coloured block's lane
-    bodies into ``contacts.lane_body`` (``lane_bodies``)."""
-    S, T, LB = bodies.solver, contacts.table, contacts.lane_body
+def mark_wide_bodies(bodies, B, wide_blocks, body_a, body_b, LB):
+    """Flag in ``bodies.solver`` (column ``SWIDE``) the bodies of the manifolds (``body_a``, ``body_b``) in
+    the first ``wide_blocks`` blocks of ``B`` (a ``Blocks`` record), the coloured ones: the bodies whose
+    velocities the wide solver's passes work on this step; and write each coloured block's lane bodies
+    into ``LB`` (``SolverContacts.lane_body``, read by ``lane_bodies``)."""
+    S = bodies.solver
     for i in range(bodies.n):
         S[i, SWIDE] = 0.0
-    for blk in range(contacts.wide_blocks):
-        s = T.start[blk]
-        for j in range(T.lanes[blk]):
-            i = T.order[s + j]
-            a = contacts.body_a[i]
-            b = contacts.body_b[i]
+    for blk in range(wide_blocks):
+        s = B.start[blk]
+        for j in range(B.lanes[blk]):
+            i = B.order[s + j]
+            a = body_a[i]
+            b = body_b[i]
             S[a, SWIDE] = 1.0
             S[b, SWIDE] = 1.0
             LB[blk * 2 * L + j] = a
@@ -576,7 +577,9 @@ def solve_colours(contacts, bodies, coefficients, warm):
     # part's first) and then one of the blocks solved; each on a cache line of its own (8 int64), so that
     # one thread's counting does not take the line from under another's
     per = 8 * (shares + 1)
-    counters = np.zeros(per * len(ends), np.int64)
+    counters = np.empty(per * len(ends), np.int64)
+    for k in range(len(counters)):  # not np.zeros: see store_impulses
+        counters[k] = 0
     for t in prange(shares):
         Vt = V[t * NV * STRIDE:(t + 1) * NV * STRIDE]
         Dt = D[t * ND * STRIDE:(t + 1) * ND * STRIDE]
@@ -609,6 +612,8 @@ def solve_colours(contacts, bodies, coefficients, warm):
 PARALLEL_STORE = 2048
 """The fewest manifolds whose impulses ``store_impulses`` copies out on the threads (``World`` passes it
 one share below that)."""
+STORE_ROWS = 512
+"""The manifolds of a run that a thread of ``store_impulses`` takes at a time."""
 
 
 @helper
@@ -658,19 +663,30 @@ def store_impulses(m, mb_a, mb_b, m_first, m_npoints, pts, out_impulse, keep, nb
     keys stored here: on the threads, where the events' own pass over the manifolds was serial, some
     90-110 µs a step on S3 and the S1 pile of 4096).
 
-    The manifolds cut into ``shares`` runs, side by side on the threads (``prange``) when ``shares`` > 1.
-    Each manifold's rows are its own, so the result is the serial one whatever the runs. What it buys:
-    the copy reads a solver row per point, a cache miss each; on S3's 12,000 ball contacts on two threads
-    it took 99-125 µs a step against 127-150 serially (three alternated runs, twenty-fourth session).
-    Not half: the copy is bound by memory, and the OpenMP thread has mostly gone to sleep during the
-    serial restitution before it, so the loop pays its wake-up."""
+    With ``shares`` > 1 the threads (``prange``, one iteration each) take runs of ``STORE_ROWS`` manifolds
+    from a shared counter (``atomics.py``) until none is left. Each manifold's rows are its own, so the
+    result is the serial one whatever thread copies which run. What it buys: the copy reads a solver row
+    per point, a cache miss each; on S3's 12,000 ball contacts on two threads it took 99-125 µs a step
+    against 127-150 serially with one run per thread (three alternated runs, twenty-fourth session). Not
+    half: the copy is bound by memory, and numba's worker thread has gone to sleep during the serial
+    work before it, so that its run started some 50 µs late and the calling thread waited for it at the
+    loop's end (on the S1 pile of 4096: 161 µs against 104 for the same copy made again at once). Taken
+    from a counter, the runs that the worker has not yet started go to the calling thread."""
     if shares == 1:
         store_run(int(0), m, mb_a, mb_b, m_first, m_npoints, pts, out_impulse, keep, nbodies, depth, touching)
         return
-    for t in prange(shares):
-        s = np.int64(t)  # a prange index is unsigned: store_run keeps one signature
-        store_run(s * m // shares, (s + 1) * m // shares, mb_a, mb_b, m_first, m_npoints, pts, out_impulse,
-                  keep, nbodies, depth, touching)
+    # np.empty and a store, not np.zeros: in a parallel function numba makes np.zeros a parallel loop of
+    # its own (a launch on the threads, for one number), and once fused it with the prange after it
+    # (``substeps.begin_substeps``)
+    claims = np.empty(1, np.int64)
+    claims[0] = 0
+    runs = (m + STORE_ROWS - 1) // STORE_ROWS
+    for _ in prange(shares):
+        r = atomic_add(claims, 0, 1)
+        while r < runs:
+            store_run(r * STORE_ROWS, min((r + 1) * STORE_ROWS, m), mb_a, mb_b, m_first, m_npoints, pts,
+                      out_impulse, keep, nbodies, depth, touching)
+            r = atomic_add(claims, 0, 1)
 
 
 @helper

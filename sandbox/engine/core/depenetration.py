@@ -15,8 +15,6 @@ nothing here touches them.
 
 from __future__ import annotations
 
-import numpy as np
-
 from .contact_rows import MASS_N, SEP0, at, point_normal_velocity, push_point_normal
 from .jit import helper
 from .vecmath import length, load3, scale, store3
@@ -40,20 +38,19 @@ def record_speeds(bodies):
 
 
 @helper
-def deep_points(c, pts):
-    """The numbers of the ``c`` solver contact points (``pts``) that overlapped by more than
-    ``DEEP_OVERLAP`` when the step began, in order: the only ones ``limit_separation`` bounds. Found once
-    a step (the overlap at the start of the step does not change over its sub-steps), so that each
-    sub-step's bound visits those few points, usually none, instead of reading every point's row (a
-    cache miss each: the S1 pile of 4096 has 17 000 points)."""
-    cidx, cw = pts.row, pts.cw
-    deep = np.empty(c, np.int64)
+def deep_points(c, row, cw, deep):
+    """The numbers of the ``c`` solver contact points (each point's place ``row`` in the wide array ``cw``,
+    ``ContactPoints``) that overlapped by more than ``DEEP_OVERLAP`` when the step began, in order, written
+    into ``deep``; returns how many: the only ones ``limit_separation`` bounds. Found once a step (the
+    overlap at the start of the step does not change over its sub-steps), so that each sub-step's bound
+    visits those few points, usually none, instead of reading every point's row (a cache miss each: the
+    S1 pile of 4096 has 17 000 points)."""
     count = 0
     for k in range(c):
-        if not cw[at(cidx[k], SEP0, 0)] > -DEEP_OVERLAP:  # NaN counts as deep, as it always did
+        if not cw[at(row[k], SEP0, 0)] > -DEEP_OVERLAP:  # NaN counts as deep, as it always did
             deep[count] = k
             count += 1
-    return deep[:count]
+    return count
 
 
 @helper

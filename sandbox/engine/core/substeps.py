@@ -51,6 +51,7 @@ from .records import (
     T_RESTITUTION,
     T_SOLVE,
     T_WARM_START,
+    Blocks,
 )
 from .restitution import apply_restitution
 
@@ -238,6 +239,60 @@ def store_stage(shares, bodies):
         store_solver_velocities(bodies, s * n // shares, (s + 1) * n // shares)
 
 
+@helper
+def begin_part(part, bodies, wide, B, wide_blocks, body_a, body_b, LB, points, row, cw, deep, found):
+    """Part ``part`` (0 or 1) of ``begin_substeps``'s work."""
+    if part == 0:
+        for i in range(bodies.n):
+            for k in range(3):
+                bodies.dpos[i, k] = 0.0
+                bodies.drot[i, k] = 0.0
+        if wide:
+            mark_wide_bodies(bodies, B, wide_blocks, body_a, body_b, LB)
+    else:
+        record_speeds(bodies)
+        found[0] = deep_points(points, row, cw, deep)
+
+
+@helper(parallel=True)
+def begin_substeps(shares, bodies, contacts, wide, deep):
+    """What the sub-steps take from the start of the step, in two parts: (0) every body's displacement and
+    rotation since the step began set to zero and, with ``wide``, the bodies and lane bodies of the
+    coloured blocks marked (``contact_solver.mark_wide_bodies``); (1) every body's speed
+    (``record_speeds``) and the numbers of the contact points that began the step deeply overlapped
+    (``deep_points``), written into ``deep``. Returns how many of those there are. With ``shares`` > 1 the
+    two parts run side by side on the threads (``prange``, one share each; any further share has
+    nothing to do); each writes arrays of its own, so the result is the serial one.
+
+    What it buys, beside the two parts at once: numba's worker threads sleep once they have spun some
+    20 µs after a parallel loop (``threads.py``), and after this work, serial, the sub-steps' first
+    parallel loop (``velocity_stage``) found them asleep and waited for the other core to wake: on the
+    S1 pile of 4096 on two threads the first sub-step's integration took 98 µs against 39 for each later
+    one (one thread: 54 and 44). The work before that loop took some 110 µs a step, serial; now the
+    worker threads wake while the calling thread does its part, and the loop after finds them
+    spinning."""
+    T = contacts.table
+    # records made here, not read out of another: numba's parallel loops take only those
+    B = Blocks(T.order, T.start, T.lanes, T.slots, T.offset, T.color)
+    body_a, body_b, LB = contacts.body_a, contacts.body_b, contacts.lane_body
+    row, cw = contacts.pts.row, contacts.pts.cw
+    wide_blocks, points = contacts.wide_blocks, contacts.points
+    # np.empty and a store, not np.zeros: in a parallel function numba makes np.zeros a parallel loop of its
+    # own, which it fused with the prange below into a loop of one iteration (part 1 never ran, and the
+    # results on two threads differed from those on one)
+    found = np.empty(1, np.int64)
+    found[0] = 0
+    if shares == 1:
+        for part in range(2):
+            begin_part(part, bodies, wide, B, wide_blocks, body_a, body_b, LB, points, row, cw, deep, found)
+        return found[0]
+    for t in prange(shares):
+        part = np.int64(t)  # a prange index is unsigned: begin_part keeps one signature
+        if part < 2:
+            begin_part(part, bodies, wide, B, wide_blocks, body_a, body_b, LB, points, row, cw, deep, found)
+    return found[0]
+
+
 @kernel(same_types=True)
 def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, trace_vel):
     """Advance the velocities and positions of the moving bodies by ``settings.dt`` in
@@ -265,10 +320,6 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
     all_reference = settings.solver == REFERENCE
     base = settings.iterations // substeps
     extra = settings.iterations % substeps
-    for i in range(n):
-        for k in range(3):
-            bodies.dpos[i, k] = 0.0
-            bodies.drot[i, k] = 0.0
     if mode == IMPULSE and (all_reference or contacts.wide_blocks < contacts.blocks):
         # the reference solver linearises the contacts with the inertias of the start of the step, as
         # the wide solver's cached Jacobian rows do
@@ -286,11 +337,9 @@ def run_substeps(settings, bodies, contacts, joints, grabs, times, trace_lam, tr
                      or trace_lam.shape[0] > 0)
     runs = wide and not sync
     shares = len(contacts.V) // (NV * STRIDE)  # one per thread in use (see contact_solver.solve_colours)
-    if wide:
-        mark_wide_bodies(contacts, bodies)
     islands = build_islands(contacts, bodies)  # after the inertias of the start of the step: they make A
-    record_speeds(bodies)
-    deep = deep_points(contacts.points, contacts.pts)  # the points whose separation speed is bounded
+    deep = np.empty(contacts.points, np.int64)  # the points whose separation speed is bounded
+    deep = deep[:begin_substeps(shares, bodies, contacts, wide, deep)]
     k = int(0)  # the solver trace's next row
     for sub in range(substeps):
         t0 = clock()
