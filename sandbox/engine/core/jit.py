@@ -106,8 +106,9 @@ class SameTypesDispatcher(CPUDispatcher):
     What it buys: on every call numba's dispatcher works out the numba type of each argument, record
     fields included (a fingerprint of each array's dtype, dimensions and layout, looked up in a table),
     some 0.2 µs an array: 13 µs of each call of ``substeps.run_substeps``, whose records hold some 70
-    arrays and numbers. A step calls some twenty kernels; the S2 pyramid, one thread, stepped 0.660 ms
-    against 0.694 (20th percentile, the two ways alternated every 50 steps on one world). Why it is
+    arrays and numbers. A step calls some twenty kernels; the S2 pyramid, one thread, stepped 0.672 ms
+    against 0.694 (20th percentile, the two ways alternated every 50 steps on one world; 0.660 with
+    every kernel's entry point called directly, without this class's Python call in front). Why it is
     correct: the entry point is the one the dispatcher would have called for those types, so the
     results are the same to the last bit. What it gives up: numba's unboxing of an array does not check
     its dtype, so a call with other types would read memory as the wrong type; these kernels take only
