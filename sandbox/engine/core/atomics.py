@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import platform
 
+import numpy as np
 from llvmlite import ir
 from numba import config, types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from .jit import helper
 
 
 def _element_pointer(context, builder, array_type, array, index):
@@ -108,3 +111,13 @@ else:
     atomic_add = _atomic_add
     atomic_load = _atomic_load
     spin_pause = _spin_pause
+
+
+@helper
+def new_counters(n):
+    """``n`` counters, all zero, for the threads of a parallel loop to share. A function of its own, not
+    ``np.zeros`` in the parallel kernel: there numba makes ``np.zeros`` a parallel loop of its own (a
+    launch on the threads for a few numbers), and it once fused such a loop with the ``prange`` after it
+    into a loop of one iteration (in ``substeps.begin_substeps``: its second part never ran, and the
+    states on one and two threads differed). A function compiled apart is one call to it."""
+    return np.zeros(n, np.int64)

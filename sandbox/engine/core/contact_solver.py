@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import prange
 
-from .atomics import atomic_add, atomic_load
+from .atomics import atomic_add, atomic_load, new_counters
 from .contact_rows import (
     APPROACH,
     DRA,
@@ -577,9 +577,7 @@ def solve_colours(contacts, bodies, coefficients, warm):
     # part's first) and then one of the blocks solved; each on a cache line of its own (8 int64), so that
     # one thread's counting does not take the line from under another's
     per = 8 * (shares + 1)
-    counters = np.empty(per * len(ends), np.int64)
-    for k in range(len(counters)):  # not np.zeros: see store_impulses
-        counters[k] = 0
+    counters = new_counters(per * len(ends))
     for t in prange(shares):
         Vt = V[t * NV * STRIDE:(t + 1) * NV * STRIDE]
         Dt = D[t * ND * STRIDE:(t + 1) * ND * STRIDE]
@@ -675,11 +673,7 @@ def store_impulses(m, mb_a, mb_b, m_first, m_npoints, pts, out_impulse, keep, nb
     if shares == 1:
         store_run(int(0), m, mb_a, mb_b, m_first, m_npoints, pts, out_impulse, keep, nbodies, depth, touching)
         return
-    # np.empty and a store, not np.zeros: in a parallel function numba makes np.zeros a parallel loop of
-    # its own (a launch on the threads, for one number), and once fused it with the prange after it
-    # (``substeps.begin_substeps``)
-    claims = np.empty(1, np.int64)
-    claims[0] = 0
+    claims = new_counters(1)
     runs = (m + STORE_ROWS - 1) // STORE_ROWS
     for _ in prange(shares):
         r = atomic_add(claims, 0, 1)

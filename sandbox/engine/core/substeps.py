@@ -21,6 +21,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import contact_solver_reference as reference
+from .atomics import new_counters
 from .block_solver import build_islands, solve_islands
 from .contact_rows import LAM_N, LAM_T1, LAM_T2, NV, STRIDE, at
 from .contact_solver import (
@@ -277,11 +278,7 @@ def begin_substeps(shares, bodies, contacts, wide, deep):
     body_a, body_b, LB = contacts.body_a, contacts.body_b, contacts.lane_body
     row, cw = contacts.pts.row, contacts.pts.cw
     wide_blocks, points = contacts.wide_blocks, contacts.points
-    # np.empty and a store, not np.zeros: in a parallel function numba makes np.zeros a parallel loop of its
-    # own, which it fused with the prange below into a loop of one iteration (part 1 never ran, and the
-    # results on two threads differed from those on one)
-    found = np.empty(1, np.int64)
-    found[0] = 0
+    found = new_counters(1)  # not np.zeros: see atomics.new_counters
     if shares == 1:
         for part in range(2):
             begin_part(part, bodies, wide, B, wide_blocks, body_a, body_b, LB, points, row, cw, deep, found)
