@@ -145,7 +145,7 @@ class BroadPhase:
         self._body_cap = cap
         self._aabb_min = np.zeros((cap, 3))
         self._aabb_max = np.zeros((cap, 3))
-        self._counts = np.zeros(cap + 1, np.int64)
+        self._counts = np.zeros(2 * (cap + 1), np.int64)
         self._order = np.zeros(cap, np.int64)
         self._sap_n = 0
         self._skey = np.zeros(cap)
@@ -198,7 +198,8 @@ class BroadPhase:
             self._pairs = np.zeros((cap, 2), np.int64)
             self._pairs_tmp = np.zeros((cap, 2), np.int64)
         if method != "brute":
-            kernels.sort_pairs(self._pairs, count, n, self._pairs_tmp, self._counts)
+            found = self._found if method == "sap" else np.full(1, count, np.int64)
+            kernels.sort_pairs(self._pairs, found, n, self._pairs_tmp, self._counts)
         self._built = method
         self.pair_count = count
         self.ms = (time.perf_counter() - t_start) * 1e3
@@ -209,7 +210,7 @@ class BroadPhase:
         if method == "brute":
             return kernels.brute_pairs(n, alive, static, lo, hi, pairs)
         if method == "sap":
-            count, self._sap_axis, self._sap_live = kernels.sap_pairs(
+            count, self._sap_axis, self._sap_live, self._found = kernels.sap_pairs(
                 n, alive, static, lo, hi, self._order, self._sap_axis, self._skey, self._sidx, self._sbox,
                 self._sstatic, pairs)
             return count

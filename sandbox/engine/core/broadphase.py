@@ -4,8 +4,9 @@ Every pair finder has the same contract: it writes candidate pairs ``(i, j)``, `
 whose closed AABBs overlap (touching counts), never two static bodies and never a pair twice, into a
 preallocated ``(cap, 2)`` int64 array ``pairs``, and returns how many pairs there are. When that number
 exceeds ``cap``, only the first ``cap`` were written and the caller grows the array and calls again.
-``sort_pairs`` then puts the list in lexicographic order, so that all four methods give the identical
-array and the engine is deterministic whatever the method.
+``sort_pairs`` then puts the list in lexicographic order (``sap_pairs`` on the threads leaves one list
+per share, which it reads where they are), so that all four methods give the identical array and the
+engine is deterministic whatever the method.
 
 - ``brute_pairs``: every pair tested, O(N²): the reference.
 - ``sap_pairs``: sort and sweep along the axis of greatest variance (Ericson 2004, §7.5.2).
@@ -105,27 +106,48 @@ def emit_pair(pairs, count, i, j):
 
 
 @kernel(same_types=True)
-def sort_pairs(pairs, count, n, tmp, counts):
-    """Sort ``pairs[:count]`` lexicographically, in place, in O(count + n).
+def sort_pairs(pairs, found, n, tmp, counts):
+    """The pairs of a pair finder, ``found[t]`` of them at the start of the t-th of ``len(found)`` equal
+    regions of ``pairs`` (one region, the whole array, but for ``sap_pairs`` on the threads), sorted
+    lexicographically into one run at the front of ``pairs``, in O(count + n); returns the count.
 
-    LSD radix sort with the body indices as the two digits: a counting sort by the second index into
-    ``tmp``, then a stable counting sort by the first index back into ``pairs`` (Cormen et al., §8.3).
-    ``tmp`` has at least ``count`` rows and ``counts`` at least ``n + 1`` entries."""
-    for d in range(2):
-        src = pairs if d == 0 else tmp
-        dst = tmp if d == 0 else pairs
-        col = 1 - d
-        counts[: n + 1] = 0
-        for p in range(count):
-            counts[src[p, col] + 1] += 1
-        for k in range(n):
-            counts[k + 1] += counts[k]
-        for p in range(count):
-            key = src[p, col]
-            r = counts[key]
-            counts[key] = r + 1
-            dst[r, 0] = src[p, 0]
-            dst[r, 1] = src[p, 1]
+    LSD radix sort with the body indices as the two digits: a counting sort by the second index from
+    the regions into ``tmp``, then a stable counting sort by the first index back into ``pairs`` (Cormen
+    et al., §8.3). Both digits are counted in one pass over the regions, since how often a digit occurs
+    does not depend on the order the pairs come in. ``tmp`` has at least as many rows as the pairs and
+    ``counts`` at least ``2 (n + 1)`` entries.
+
+    What reading the regions in place buys: the threads' pairs were first moved down into one run (a
+    serial pass of its own, some 25 µs a step on S3 with two threads), then counted once per digit."""
+    shares = found.shape[0]
+    region = pairs.shape[0] // shares
+    first = counts[: n + 1]
+    second = counts[n + 1: 2 * n + 2]
+    first[:] = 0
+    second[:] = 0
+    count = 0
+    for t in range(shares):
+        for r in range(t * region, t * region + found[t]):
+            first[pairs[r, 0] + 1] += 1
+            second[pairs[r, 1] + 1] += 1
+        count += found[t]
+    for k in range(n):
+        first[k + 1] += first[k]
+        second[k + 1] += second[k]
+    for t in range(shares):
+        for r in range(t * region, t * region + found[t]):
+            key = pairs[r, 1]
+            row = second[key]
+            second[key] = row + 1
+            tmp[row, 0] = pairs[r, 0]
+            tmp[row, 1] = key
+    for p in range(count):
+        key = tmp[p, 0]
+        row = first[key]
+        first[key] = row + 1
+        pairs[row, 0] = key
+        pairs[row, 1] = tmp[p, 1]
+    return count
 
 
 @kernel
@@ -279,11 +301,11 @@ def sweep_shares(claims, shares, m, sbox, sidx, sstatic, pairs, found):
 
 
 @kernel(same_types=True)
-def close_up(pairs, found):
-    """The pairs of ``sweep_shares``, found[t] of them at the start of the t-th of ``len(found)`` equal
-    regions of ``pairs``, moved down into one run at the front; returns how many. When a share found
-    more than its region holds, moves nothing and returns ``len(found)`` times that many or the total,
-    whichever is more: the row count that ``pairs`` must grow to."""
+def rows_needed(pairs, found):
+    """The pairs that ``sweep_shares`` found, ``found[t]`` of them in the t-th of ``len(found)`` equal
+    regions of ``pairs``: their count when every share's fitted its region; when one did not (it wrote
+    only what fitted), ``len(found)`` times the most one found or the count, whichever is more: the row
+    count that ``pairs`` must grow to (more than it has)."""
     shares = found.shape[0]
     region = pairs.shape[0] // shares
     most = 0
@@ -291,31 +313,24 @@ def close_up(pairs, found):
     for t in range(shares):
         most = max(most, found[t])
         total += found[t]
-    if most > region:
-        return max(total, shares * most)
-    count = found[0]
-    for t in range(1, shares):
-        for r in range(t * region, t * region + found[t]):  # down, never past a row still to be read
-            pairs[count, 0] = pairs[r, 0]
-            pairs[count, 1] = pairs[r, 1]
-            count += 1
-    return count
+    return max(total, shares * most) if most > region else total
 
 
 def sap_pairs(n: int, alive: np.ndarray, static: np.ndarray, aabb_min: np.ndarray, aabb_max: np.ndarray,
               order: np.ndarray, prev_axis: int, skey: np.ndarray, sidx: np.ndarray, sbox: np.ndarray,
-              sstatic: np.ndarray, pairs: np.ndarray) -> tuple[int, int, int]:
+              sstatic: np.ndarray, pairs: np.ndarray) -> tuple[int, int, int, np.ndarray]:
     """Sort and sweep (Ericson 2004, §7.5.2; Baraff 1992): sort the boxes by their minimum along the
     axis of greatest variance (``sap_sort``), then sweep: box ``a`` can only overlap the boxes that start
     after it and no later than its maximum, a run found by binary search (the early break of the sweep;
-    ``sweep_share``). Returns (pair count, axis, number of live bodies gathered).
+    ``sweep_share``). Returns (pair count, axis, number of live bodies gathered, ``found``: how many pairs
+    each share wrote, ``sort_pairs``' input).
 
     With ``PARALLEL_SWEEP`` boxes or more and more than one thread in use, the sweep is cut into
     ``SWEEP_SHARES`` shares taken by the threads (``threads.run_on_threads``, each thread in
     ``sweep_shares`` with the GIL released), share t writing its pairs into the t-th of as many equal
-    regions of ``pairs``; ``close_up`` then closes up the regions. The pairs come in another order than
-    one share's, the same set, and ``sort_pairs`` puts them in one order: the result does not depend on
-    the threads. What it buys: the sweep is most of ``find_pairs`` (the sort and the gathering before it
+    regions of ``pairs``; ``sort_pairs`` reads them there. The pairs come in another order than one
+    share's, the same set, and ``sort_pairs`` puts them in one order: the result does not depend on the
+    threads. What it buys: the sweep is most of ``find_pairs`` (the sort and the gathering before it
     stay serial); with two threads on two cores the stage went from 4.0 to 2.6 ms per step on the S1 pile
     of 4096 and from 4.6 to 3.0 ms on S3 (``python -m bench.threads``, then as a ``prange``, which numba
     compiles as a kernel of its own wrapped twice more: a pool of threads compiles once)."""
@@ -325,7 +340,7 @@ def sap_pairs(n: int, alive: np.ndarray, static: np.ndarray, aabb_min: np.ndarra
     claims = np.zeros(1, np.int64)
     run_on_threads(lambda i, k: sweep_shares(claims, shares, m, sbox, sidx, sstatic, pairs, found), threads,
                    more=True)
-    return close_up(pairs, found), axis, m
+    return rows_needed(pairs, found), axis, m, found
 
 
 # ---------------------------------------------------------------------------------------------------
