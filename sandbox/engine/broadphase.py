@@ -127,6 +127,7 @@ class BroadPhase:
         self._sap_axis = -1
         self._sap_n = 0
         self._sap_live = 0
+        self._found = np.zeros(1, np.int64)  # per share of the last sweep, the pairs it wrote (sap_pairs)
         self._oct_count = 0
         self._stack = np.zeros(8 * self.OCTREE_DEPTH + 8, np.int64)
 

@@ -118,7 +118,8 @@ def sort_pairs(pairs, found, n, tmp, counts):
     ``counts`` at least ``2 (n + 1)`` entries.
 
     What reading the regions in place buys: the threads' pairs were first moved down into one run (a
-    serial pass of its own, some 25 µs a step on S3 with two threads), then counted once per digit."""
+    serial pass of its own, some 25 µs a step on S3 with two threads), then counted once per digit; on
+    S3's 23,700 pairs, alone, 135 µs against 148 for the two."""
     shares = found.shape[0]
     region = pairs.shape[0] // shares
     first = counts[: n + 1]
