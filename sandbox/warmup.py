@@ -32,7 +32,7 @@ from pathlib import Path
 from .i18n import N_
 
 PARTS = (N_("detection"), N_("response"))
-EXPECTED = {"detection": 208, "response": 217}
+EXPECTED = {"detection": 209, "response": 217}
 """About how many functions each part compiles from an empty cache (counted with ``--part``); only used
 to say how far along the compile is."""
 DT = 1.0 / 60.0
@@ -96,6 +96,7 @@ def compile_part(part: str) -> None:
         try:
             for _ in range(2):  # the second time, pairs that hardly moved reuse the manifold cache
                 w._collide(pairs, w._margins(n, DT))
+                w._move_rows()
                 w._remember()()
         finally:
             manifold_cache.PARALLEL_ROWS = saved

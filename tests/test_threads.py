@@ -29,7 +29,7 @@ from sandbox.engine.core import threads as threads_module
 from sandbox.engine.core.broadphase import PARALLEL_SWEEP
 from sandbox.engine.core.contact_rows import L
 from sandbox.engine.core.graph_color import COLORS, PARALLEL_BLOCKS
-from sandbox.engine.core.narrowphase import PARALLEL_PAIRS
+from sandbox.engine.core.narrowphase import PARALLEL_PAIRS, collide_pairs
 from sandbox.engine.core.threads import (
     PARALLEL_BODIES,
     available_threads,
@@ -117,6 +117,32 @@ def test_a_world_below_parallel_bodies_steps_on_one_thread():
         w.step(1.0 / 60.0)
         assert threads_in_use() == available_threads()
     assert w.threads == available_threads()  # the setting itself is left as it was
+
+
+@needs_two
+def test_a_step_on_the_threads_leaves_every_manifold_whole():
+    # the compaction's last pass (narrowphase.move_rows) runs on a worker beside the colouring
+    # (World._respond): after the step every manifold must have the normal, points and depths that the
+    # narrow phase gives in one go, from the poses the step started from
+    w = build(available_threads())
+    w.contact_cache = False  # every manifold collided afresh, none from the cache
+    with threads_for_any_size():
+        for _ in range(30):
+            w.step(1.0 / 60.0)
+        trace = w.step_traced(1.0 / 60.0)
+    c, state = w.contacts, trace.narrow
+    fresh = [np.zeros_like(a) for a in c.manifolds()]
+    pairs = trace.pairs
+    count = collide_pairs(pairs, len(pairs), state.kind, state.params, state.pos, state.quat, state.hulls,
+                          state.margins, *fresh)
+    assert count == c.count > 0
+    used = np.arange(4) < fresh[3][:count, None]  # a manifold's point slots in use (the rest are stale)
+    for name, a in zip(("body_a", "body_b", "normal", "npoints", "points_a", "points_b", "depth"), fresh,
+                       strict=True):
+        ours, theirs = getattr(c, name)[:count], a[:count]
+        if name in ("points_a", "points_b", "depth"):
+            ours, theirs = ours[used], theirs[used]
+        np.testing.assert_array_equal(ours, theirs, err_msg=name)
 
 
 @needs_two

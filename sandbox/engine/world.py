@@ -31,7 +31,7 @@ from .core import (
     substeps,
 )
 from .core.ccd import speculative_margins
-from .core.narrowphase import collide_pairs
+from .core.narrowphase import collide_pairs, move_rows
 from .core.records import SUBSTEP_STAGES, BodyState, Grabs, Joints, SolverContacts, StepSettings
 from .core.threads import available_threads, run_on_threads, step_threads, threads_in_use, use_threads
 from .linalg3 import inverse, norm
@@ -69,13 +69,16 @@ STAGES = ("find_pairs", "collide", "prepare_contacts", *SUBSTEP_STAGES, "store_i
 STAGE_GROUPS = (("detection", STAGES[:2]), ("response", STAGES[2:-2]), ("sleep and events", STAGES[-2:]))
 SIDE_BY_SIDE = 2048
 """The fewest manifolds with which a step on more than one thread runs the colouring
-(``graph_color.color_contacts``) on the calling thread while a worker of ``threads.run_on_threads`` makes
-the manifolds the contact cache's entries (``manifold_cache.remember_manifolds``, on that thread alone)
-and matches them with last step's (``contact_prepare.match_previous``). The two write nothing the other
-reads, so the result is the same bit for bit as one after the other. What it buys: both are serial
-passes over the manifolds, the colouring some 210-240 µs a step on S3 and the S1 pile of 4096, the
-remembering and matching 60 and 300 µs there; one after the other on two threads (the remembering's
-frames then shared) they took some 550 µs a step on the pile."""
+(``graph_color.color_contacts``) on the calling thread while a worker of ``threads.run_on_threads``
+finishes the narrow phase's compaction (``narrowphase.move_rows``: the manifolds' normals, points and
+depths, which the colouring does not read), makes the manifolds the contact cache's entries
+(``manifold_cache.remember_manifolds``, on that thread alone) and matches them with last step's
+(``contact_prepare.match_previous``). The two write nothing the other reads, so the result is the same
+bit for bit as one after the other. What it buys: all are serial passes over the manifolds, the
+colouring some 210-240 µs a step on S3 and the S1 pile of 4096, the remembering and matching 60 and 300
+µs there; one after the other on two threads (the remembering's frames then shared) they took some 550
+µs a step on the pile. The move joined the worker's part in the twenty-seventh session (see
+``narrowphase.collide_pairs``); it had run before both, on the calling thread."""
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,9 @@ class World:
         self._threads = available_threads()  # all of numba's threads (see the threads property)
         self.cached_manifolds = 0  # how many of the last step's manifolds came from the cache
         self._manifold_source = np.full(1, -1, np.int64)  # per manifold: its cache row, or -1 (collided)
+        # per manifold, the row its normal, points and depths are in until _move_rows moves them
+        self._manifold_row = np.zeros(1, np.int64)
+        self._rows_moved = True
         self._tracing: list[str] | None = None  # the solver pass labels while step_traced runs
         self._trace_lam = np.zeros((0, 1, 3))  # the solver trace (core/substeps.record_pass); no rows: off
         self._trace_vel = np.zeros((0, 1, 6))
@@ -700,6 +706,8 @@ class World:
         npairs = len(pairs)
         nbodies = max(d.n, 1)
         c.ensure(npairs)
+        if len(self._manifold_row) < npairs:
+            self._manifold_row = np.empty(c.capacity, np.int64)
         H = self.hulls.arrays()
         out = c.manifolds()
         source = np.empty(max(npairs, 1), np.int64)
@@ -711,14 +719,24 @@ class World:
             reused = manifold_cache.reuse_manifolds(pairs, npairs, d.kind, d.pos, d.quat, nbodies, mc.current,
                                                     mc.count, out, source)
             c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out, source,
-                                    reused)
+                                    reused, self._manifold_row)
         else:
             c.count = 0
+        self._rows_moved = c.count == 0
         self.cached_manifolds = reused
         self._manifold_source = source  # per manifold, the cache row it came from or -1 (step_traced)
         if self.sleeping and c.count:
             islands.wake_touched(c.count, c.body_a, c.body_b, d.static, d.awake, d.sleep_time, self._island,
                                  d.n)
+
+    def _move_rows(self) -> None:
+        """The narrow phase's last pass, left to ``_respond`` to run beside the colouring, which does not
+        read what it moves (``narrowphase.collide_pairs``): the manifolds' normals, points and depths
+        moved down to their rows. Until then the contacts hold only their bodies and point counts."""
+        if not self._rows_moved:
+            c = self.contacts
+            move_rows(c.count, self._manifold_row, c.normal, c.npoints, c.points_a, c.points_b, c.depth)
+            self._rows_moved = True
 
     def _remember(self, shared: bool = True) -> Callable[[], None]:
         """The narrow phase's last part: make this step's manifolds the contact cache's entries
@@ -772,6 +790,7 @@ class World:
             s.colouring = (coloured, c.first)
 
         def remember_and_match() -> None:
+            self._move_rows()
             remember()
             contact_prepare.match_previous(c.count, c.body_a, c.body_b, previous, max(d.n, 1), s.match)
 
