@@ -48,6 +48,9 @@ class ContactArrays:
         self.depth = np.zeros((cap, 4))
         self.impulse = np.zeros((cap, 4))
         self.first = np.zeros(cap, np.int64)  # index of each manifold's first solver point
+        # the row each manifold's normal, points and depths are in until the narrow phase's last pass
+        # moves them (narrowphase.collide_pairs' row_of, World._move_rows)
+        self.row = np.zeros(cap, np.int64)
         self.capacity = cap
 
     def manifolds(self) -> Manifolds:

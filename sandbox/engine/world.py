@@ -208,9 +208,7 @@ class World:
         self._threads = available_threads()  # all of numba's threads (see the threads property)
         self.cached_manifolds = 0  # how many of the last step's manifolds came from the cache
         self._manifold_source = np.full(1, -1, np.int64)  # per manifold: its cache row, or -1 (collided)
-        # per manifold, the row its normal, points and depths are in until _move_rows moves them
-        self._manifold_row = np.zeros(1, np.int64)
-        self._rows_moved = True
+        self._rows_moved = True  # whether the contacts' rows are in place (_move_rows)
         self._tracing: list[str] | None = None  # the solver pass labels while step_traced runs
         self._trace_lam = np.zeros((0, 1, 3))  # the solver trace (core/substeps.record_pass); no rows: off
         self._trace_vel = np.zeros((0, 1, 6))
@@ -706,8 +704,6 @@ class World:
         npairs = len(pairs)
         nbodies = max(d.n, 1)
         c.ensure(npairs)
-        if len(self._manifold_row) < npairs:
-            self._manifold_row = np.empty(c.capacity, np.int64)
         H = self.hulls.arrays()
         out = c.manifolds()
         source = np.empty(max(npairs, 1), np.int64)
@@ -719,10 +715,10 @@ class World:
             reused = manifold_cache.reuse_manifolds(pairs, npairs, d.kind, d.pos, d.quat, nbodies, mc.current,
                                                     mc.count, out, source)
             c.count = collide_pairs(pairs, npairs, d.kind, d.params, d.pos, d.quat, H, margins, *out, source,
-                                    reused, self._manifold_row)
+                                    reused, c.row)
         else:
             c.count = 0
-        self._rows_moved = c.count == 0
+        self._rows_moved = reused == npairs  # every manifold from the cache, or none: nothing to move
         self.cached_manifolds = reused
         self._manifold_source = source  # per manifold, the cache row it came from or -1 (step_traced)
         if self.sleeping and c.count:
@@ -735,7 +731,7 @@ class World:
         moved down to their rows. Until then the contacts hold only their bodies and point counts."""
         if not self._rows_moved:
             c = self.contacts
-            move_rows(c.count, self._manifold_row, c.normal, c.npoints, c.points_a, c.points_b, c.depth)
+            move_rows(c.count, c.row, c.normal, c.npoints, c.points_a, c.points_b, c.depth)
             self._rows_moved = True
 
     def _remember(self, shared: bool = True) -> Callable[[], None]:
